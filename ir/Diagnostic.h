@@ -1,0 +1,45 @@
+/// \file
+/// User-facing diagnostics: what is wrong, where (file, JSON pointer, or line:column for syntax
+/// errors), what was expected. Internal errors are assertions (SDFC_ASSERT).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sdfc {
+
+/// One problem found in a user's input.
+struct Diagnostic {
+  std::string file;     ///< input file name, or "<input>" for in-memory sources
+  std::string pointer;  ///< JSON pointer of the offending value ("" = whole document)
+  int line = 0;         ///< 1-based line for syntax errors, 0 when unknown
+  int column = 0;       ///< 1-based column for syntax errors
+  std::string message;  ///< lower-case, no final period
+
+  /// `file:line:col: error: message` or `file: /json/pointer: error: message`.
+  std::string str() const;
+};
+
+/// Thrown for an invalid or unsupported input; carries one diagnostic.
+class UserError : public std::runtime_error {
+ public:
+  explicit UserError(Diagnostic d);
+  const Diagnostic& diagnostic() const { return diag_; }
+
+ private:
+  Diagnostic diag_;
+};
+
+/// Escapes one JSON-pointer reference token (RFC 6901: `~` -> `~0`, `/` -> `~1`).
+std::string pointer_token(const std::string& key);
+
+[[noreturn]] void internal_error(const char* file, int line, const std::string& what);
+
+}  // namespace sdfc
+
+/// Internal invariant: a failure is an sdfc bug, reported with file and line.
+#define SDFC_ASSERT(cond, msg)                                        \
+  do {                                                                \
+    if (!(cond)) ::sdfc::internal_error(__FILE__, __LINE__, (msg));   \
+  } while (0)

@@ -1,0 +1,186 @@
+#include "ir/Dump.h"
+
+#include <fmt/format.h>
+
+namespace sdfc {
+namespace {
+
+std::string ex(const Expr& e) { return print_expr(e, Dialect::Plain); }
+
+std::string join(const std::vector<Expr>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + ex(v[i]);
+  return s;
+}
+
+std::string connectors(const std::vector<Connector>& cs) {
+  std::string s;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    s += (i ? ", " : "") + cs[i].name;
+    if (cs[i].dtype) s += ": " + std::string(to_string(*cs[i].dtype));
+  }
+  return s;
+}
+
+std::string quote_lines(const std::string& code) {
+  std::string s;
+  for (char c : code) s += c == '\n' ? std::string("; ") : std::string(1, c);
+  return s;
+}
+
+class Dumper {
+ public:
+  std::string out;
+
+  void line(int indent, const std::string& text) { out += std::string(2 * indent, ' ') + text + "\n"; }
+
+  void sdfg(const SDFG& s, int ind) {
+    line(ind, fmt::format("sdfg {}{}", s.name, s.dace_version.empty() ? "" : " (dace " + s.dace_version + ")"));
+    if (!s.symbols.empty()) {
+      std::string syms;
+      for (auto& [n, t] : s.symbols) syms += fmt::format("{}{}: {}", syms.empty() ? "" : ", ", n, to_string(t));
+      line(ind + 1, "symbols " + syms);
+    }
+    for (auto& [n, d] : s.arrays) line(ind + 1, data(n, d));
+    if (!s.global_code.code.empty()) line(ind + 1, "global_code: " + quote_lines(s.global_code.code));
+    if (!s.init_code.code.empty()) line(ind + 1, "init_code: " + quote_lines(s.init_code.code));
+    if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
+    region_body(s.root, ind + 1);
+  }
+
+  static std::string data(const std::string& n, const DataDesc& d) {
+    std::string s = fmt::format("{} {}: {}[{}]", d.transient ? "transient" : "data", n, to_string(d.dtype), join(d.shape));
+    if (d.kind == DataKind::Scalar) s = fmt::format("{} {}: {} scalar", d.transient ? "transient" : "data", n, to_string(d.dtype));
+    if (d.kind == DataKind::Array) {
+      auto c = c_order_strides(d.shape);
+      bool c_order = c.size() == d.strides.size();
+      for (std::size_t i = 0; c_order && i < c.size(); ++i) c_order = equal(simplify(c[i]), simplify(d.strides[i]));
+      if (!c_order) s += " strides [" + join(d.strides) + "]";
+      if (!equal(simplify(d.total_size), product(d.shape))) s += " total_size " + ex(d.total_size);
+      bool zero = true;
+      for (auto& o : d.offset) zero &= as_constant(o) == 0;
+      if (!zero) s += " offset [" + join(d.offset) + "]";
+    }
+    s += fmt::format(" storage={} lifetime={}", to_string(d.storage), to_string(d.lifetime));
+    if (d.pool) s += " pool";
+    return s;
+  }
+
+  void region_body(const Block& r, int ind) {
+    if (r.start_block > 0) line(ind, fmt::format("start block {}", r.start_block));
+    for (std::size_t i = 0; i < r.blocks.size(); ++i) block(*r.blocks[i], static_cast<int>(i), ind);
+    for (auto& e : r.cf_edges) {
+      std::string s = fmt::format("edge {} -> {}", e.src, e.dst);
+      if (!e.unconditional()) s += " if " + e.condition.code;
+      if (!e.assignments.empty()) {
+        s += " {";
+        for (std::size_t i = 0; i < e.assignments.size(); ++i)
+          s += fmt::format("{}{} = {}", i ? ", " : "", e.assignments[i].first, e.assignments[i].second);
+        s += "}";
+      }
+      line(ind, s);
+    }
+  }
+
+  void block(const Block& b, int id, int ind) {
+    switch (b.kind) {
+      case BlockKind::State:
+        line(ind, fmt::format("state {} \"{}\"", id, b.label));
+        for (std::size_t i = 0; i < b.nodes.size(); ++i) node(*b.nodes[i], static_cast<int>(i), ind + 1);
+        for (auto& e : b.edges) edge(b, e, ind + 1);
+        break;
+      case BlockKind::Region:
+        line(ind, fmt::format("region {} \"{}\"", id, b.label));
+        region_body(b, ind + 1);
+        break;
+      case BlockKind::Loop: {
+        std::string s = fmt::format("loop {} \"{}\" {}", id, b.label, b.inverted ? "do-while" : "while");
+        s += fmt::format(" ({}{}; {}; {})", b.loop_variable.empty() ? "" : b.loop_variable + ": ",
+                         b.init_statement ? b.init_statement->code : "", b.loop_condition.code,
+                         b.update_statement ? b.update_statement->code : "");
+        line(ind, s);
+        region_body(b, ind + 1);
+        break;
+      }
+      case BlockKind::Conditional:
+        line(ind, fmt::format("conditional {} \"{}\"", id, b.label));
+        for (auto& [cond, body] : b.branches) {
+          line(ind + 1, cond ? "if " + cond->code + ":" : std::string("else:"));
+          region_body(*body, ind + 2);
+        }
+        break;
+      case BlockKind::Break: line(ind, fmt::format("break {}", id)); break;
+      case BlockKind::Continue: line(ind, fmt::format("continue {}", id)); break;
+      case BlockKind::Return: line(ind, fmt::format("return {}", id)); break;
+    }
+  }
+
+  void node(const Node& n, int id, int ind) {
+    std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
+    switch (n.kind) {
+      case NodeKind::Access: line(ind, fmt::format("[{}] access {}{}", id, n.data, scope)); break;
+      case NodeKind::MapEntry: {
+        std::string ps;
+        for (std::size_t i = 0; i < n.map.params.size(); ++i)
+          ps += fmt::format("{}{}={}", i ? ", " : "", n.map.params[i], range_str({n.map.range[i]}));
+        std::string s = fmt::format("[{}] map {}[{}] schedule={}{}", id, n.map.label, ps, to_string(n.map.schedule), scope);
+        if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
+        line(ind, s);
+        break;
+      }
+      case NodeKind::MapExit: line(ind, fmt::format("[{}] map_exit of {}", id, n.scope_entry)); break;
+      case NodeKind::Tasklet:
+        line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}: {}", id, n.label, to_string(n.code.language),
+                              connectors(n.in_connectors), connectors(n.out_connectors), scope, quote_lines(n.code.code)));
+        break;
+      case NodeKind::NestedSDFG: {
+        std::string m;
+        for (auto& [k, v] : n.symbol_mapping) m += fmt::format("{}{} = {}", m.empty() ? "" : ", ", k, ex(v));
+        line(ind, fmt::format("[{}] nested ({}) -> ({}){} symbols {{{}}}", id, connectors(n.in_connectors),
+                              connectors(n.out_connectors), scope, m));
+        sdfg(*n.sdfg, ind + 1);
+        break;
+      }
+    }
+  }
+
+  void edge(const Block&, const DataEdge& e, int ind) {
+    std::string s = fmt::format("{}{} -> {}{}", e.src, e.src_conn ? ":" + *e.src_conn : "", e.dst,
+                                e.dst_conn ? ":" + *e.dst_conn : "");
+    const Memlet& m = e.memlet;
+    if (m.data.empty()) s += "  (empty)";
+    else {
+      s += "  " + m.data + (m.subset ? "[" + range_str(*m.subset) + "]" : "");
+      if (m.other_subset) s += " -> [" + range_str(*m.other_subset) + "]";
+      if (m.dynamic) s += " dynamic";
+      if (m.wcr) s += " wcr " + *m.wcr;
+      if (!m.is_data_src) s += " (dst)";
+    }
+    line(ind, s);
+  }
+};
+
+}  // namespace
+
+std::string range_str(const Range& r) {
+  std::string s;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (i) s += ", ";
+    const RangeDim& d = r[i];
+    if (equal(simplify(d.start), simplify(d.end))) {
+      s += ex(simplify(d.start));
+      continue;
+    }
+    s += ex(simplify(d.start)) + ":" + ex(simplify(make_binary(BinOp::Add, d.end, make_int(1))));
+    if (as_constant(d.step) != 1) s += ":" + ex(d.step);
+  }
+  return s;
+}
+
+std::string dump(const SDFG& sdfg) {
+  Dumper d;
+  d.sdfg(sdfg, 0);
+  return d.out;
+}
+
+}  // namespace sdfc

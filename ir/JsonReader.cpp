@@ -1,0 +1,782 @@
+#include "ir/JsonReader.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ir/Diagnostic.h"
+
+namespace sdfc {
+namespace {
+
+const Json kEmptyArray = Json::array();
+const Json kEmptyObject = Json::object();
+
+/// Thrown by the parser callback when the input nests too deeply.
+struct TooDeep {
+  std::string path;
+};
+
+std::string json_kind(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case Json::value_t::string: {
+      std::string s = j.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 40) + "...";
+      return fmt::format("the string \"{}\"", s);
+    }
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return fmt::format("the number {}", j.dump());
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    default: return "a value of another kind";
+  }
+}
+
+/// Walks the JSON document, building the IR; `ptr` is the JSON pointer of the current value.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
+    throw UserError(Diagnostic{file_, ptr, 0, 0, msg});
+  }
+
+  std::unique_ptr<SDFG> read_root(const Json& j) {
+    if (!j.is_object()) fail("", fmt::format("expected an SDFG (a JSON object with \"type\": \"SDFG\") but found {}", json_kind(j)));
+    auto t = j.find("type");
+    if (t == j.end() || !t->is_string() || *t != "SDFG")
+      fail("/type", fmt::format("expected \"SDFG\" at the top level but found {}; is this a DaCe .sdfg file?",
+                                t == j.end() ? std::string("no \"type\" key") : json_kind(*t)));
+    std::string version;
+    if (auto v = j.find("dace_version"); v != j.end()) {
+      if (!v->is_string()) fail("/dace_version", fmt::format("expected a version string but found {}", json_kind(*v)));
+      version = v->get<std::string>();
+    }
+    dialect_ = version_uses_typed_symbols(version) ? Dialect::Typed : Dialect::Plain;
+    auto sdfg = read_sdfg(j, "", 0);
+    sdfg->dace_version = version;
+    return sdfg;
+  }
+
+ private:
+  std::string file_;
+  Dialect dialect_ = Dialect::Typed;
+
+  static std::string at(const std::string& ptr, const std::string& key) {
+    return ptr + "/" + pointer_token(key);
+  }
+  static std::string at(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
+
+  const Json& require(const Json& obj, const std::string& ptr, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(ptr, fmt::format("missing required key \"{}\"", key));
+    return *it;
+  }
+  const Json& object(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_object()) fail(ptr, fmt::format("expected {} (an object) but found {}", what, json_kind(j)));
+    return j;
+  }
+  const Json& array(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_array()) fail(ptr, fmt::format("expected {} (an array) but found {}", what, json_kind(j)));
+    return j;
+  }
+  std::string string(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_string()) fail(ptr, fmt::format("expected {} (a string) but found {}", what, json_kind(j)));
+    return j.get<std::string>();
+  }
+  bool boolean(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_boolean()) fail(ptr, fmt::format("expected {} (true or false) but found {}", what, json_kind(j)));
+    return j.get<bool>();
+  }
+  int index(const Json& j, const std::string& ptr, const char* what) const {
+    // DaCe writes node and block indices as strings ("3") in edges and as numbers elsewhere.
+    if (j.is_number_integer()) {
+      auto v = j.get<std::int64_t>();
+      if (v >= 0 && v < (1 << 30)) return static_cast<int>(v);
+    } else if (j.is_string()) {
+      const std::string s = j.get<std::string>();
+      if (!s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos)
+        return std::stoi(s);
+    }
+    fail(ptr, fmt::format("expected {} (a non-negative index) but found {}", what, json_kind(j)));
+  }
+
+  /// Attributes not consumed by the reader go to `extra`.
+  static Json rest(const Json& attrs, std::initializer_list<const char*> consumed) {
+    Json out = Json::object();
+    for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+      bool used = false;
+      for (const char* k : consumed) used |= it.key() == k;
+      if (!used) out[it.key()] = it.value();
+    }
+    return out;
+  }
+
+  Expr expr(const Json& j, const std::string& ptr, const char* what) const {
+    std::string text;
+    if (j.is_string()) text = j.get<std::string>();
+    else if (j.is_number_integer()) text = j.dump();
+    else fail(ptr, fmt::format("expected {} (an expression string) but found {}", what, json_kind(j)));
+    try {
+      return parse_expr(text, dialect_);
+    } catch (const ExprSyntaxError& e) {
+      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", text, e.what(), e.offset + 1));
+    }
+  }
+  std::vector<Expr> expr_list(const Json& j, const std::string& ptr, const char* what) const {
+    array(j, ptr, what);
+    std::vector<Expr> out;
+    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(expr(j[i], at(ptr, i), what));
+    return out;
+  }
+
+  DType dtype(const Json& j, const std::string& ptr) const {
+    if (j.is_object())
+      fail(ptr, fmt::format("unsupported composite dtype {} (only scalar types such as float64 are supported)",
+                            j.contains("type") ? j["type"].dump() : std::string("object")));
+    std::string s = string(j, ptr, "a dtype name");
+    auto t = parse_dtype(s);
+    if (!t) fail(ptr, fmt::format("unknown dtype \"{}\"; expected one of {}", s, dtype_names()));
+    return *t;
+  }
+
+  CodeBlock code(const Json& j, const std::string& ptr, const char* what) const {
+    object(j, ptr, what);
+    CodeBlock c;
+    c.code = string(require(j, ptr, "string_data"), at(ptr, "string_data"), "source code");
+    if (auto l = j.find("language"); l != j.end()) {
+      std::string lang = string(*l, at(ptr, "language"), "a language name");
+      auto parsed = parse_language(lang);
+      if (!parsed) fail(at(ptr, "language"), fmt::format("unsupported code language \"{}\"; expected Python or CPP", lang));
+      c.language = *parsed;
+    }
+    return c;
+  }
+
+  Range range(const Json& j, const std::string& ptr) const {
+    object(j, ptr, "a Range");
+    if (auto t = j.find("type"); t != j.end() && t->is_string() && *t != "Range" && *t != "Indices")
+      fail(at(ptr, "type"), fmt::format("unsupported subset kind {}; expected \"Range\"", json_kind(*t)));
+    const Json& rs = array(require(j, ptr, "ranges"), at(ptr, "ranges"), "a list of ranges");
+    Range out;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      std::string p = at(at(ptr, "ranges"), i);
+      object(rs[i], p, "a range dimension");
+      RangeDim d;
+      d.start = expr(require(rs[i], p, "start"), at(p, "start"), "a range start");
+      d.end = expr(require(rs[i], p, "end"), at(p, "end"), "a range end");
+      d.step = rs[i].contains("step") ? expr(rs[i]["step"], at(p, "step"), "a range step") : make_int(1);
+      d.tile = rs[i].contains("tile") ? expr(rs[i]["tile"], at(p, "tile"), "a range tile") : make_int(1);
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  std::vector<Connector> connectors(const Json& attrs, const char* key, const std::string& ptr) const {
+    std::vector<Connector> out;
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return out;
+    std::string p = at(ptr, key);
+    object(*it, p, "a connector map");
+    for (auto c = it->begin(); c != it->end(); ++c) {
+      Connector conn{c.key(), std::nullopt};
+      if (!c.value().is_null()) conn.dtype = dtype(c.value(), at(p, c.key()));
+      out.push_back(conn);
+    }
+    return out;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  std::unique_ptr<SDFG> read_sdfg(const Json& j, const std::string& ptr, int depth) {
+    object(j, ptr, "an SDFG");
+    auto sdfg = std::make_unique<SDFG>();
+    std::string ap = at(ptr, "attributes");
+    const Json& attrs = object(require(j, ptr, "attributes"), ap, "SDFG attributes");
+    sdfg->name = string(require(attrs, ap, "name"), at(ap, "name"), "the SDFG name");
+
+    if (auto a = attrs.find("_arrays"); a != attrs.end()) {
+      std::string p = at(ap, "_arrays");
+      object(*a, p, "the data containers");
+      for (auto it = a->begin(); it != a->end(); ++it)
+        sdfg->arrays.emplace_back(it.key(), data_desc(it.value(), at(p, it.key())));
+    }
+    if (auto s = attrs.find("symbols"); s != attrs.end()) {
+      std::string p = at(ap, "symbols");
+      object(*s, p, "the symbol table");
+      for (auto it = s->begin(); it != s->end(); ++it)
+        sdfg->symbols.emplace_back(it.key(), dtype(it.value(), at(p, it.key())));
+    }
+    if (auto a = attrs.find("arg_names"); a != attrs.end()) {
+      std::string p = at(ap, "arg_names");
+      array(*a, p, "the argument names");
+      for (std::size_t i = 0; i < a->size(); ++i) sdfg->arg_names.push_back(string((*a)[i], at(p, i), "an argument name"));
+    }
+    auto frame_code = [&](const char* key, CodeBlock& out) {
+      auto c = attrs.find(key);
+      if (c == attrs.end()) return;
+      std::string p = at(ap, key);
+      object(*c, p, "target code");
+      for (auto it = c->begin(); it != c->end(); ++it) {
+        if (it.key() != "frame") {
+          CodeBlock other = code(it.value(), at(p, it.key()), "code");
+          if (!other.code.empty())
+            fail(at(p, it.key()), fmt::format("unsupported {} for target \"{}\"; only \"frame\" code is supported", key, it.key()));
+          continue;
+        }
+        out = code(it.value(), at(p, "frame"), "code");
+        if (out.language != Language::CPP && !out.code.empty())
+          fail(at(p, "frame"), fmt::format("{} must be C++ (language \"CPP\")", key));
+        out.language = Language::CPP;
+      }
+    };
+    frame_code("global_code", sdfg->global_code);
+    frame_code("init_code", sdfg->init_code);
+    frame_code("exit_code", sdfg->exit_code);
+    if (auto c = attrs.find("constants_prop"); c != attrs.end() && !c->is_null() && !(c->is_object() && c->empty()))
+      fail(at(ap, "constants_prop"), "unsupported SDFG constants (constants_prop); inline them as symbols or literals");
+    sdfg->extra = rest(attrs, {"name", "_arrays", "symbols", "arg_names", "global_code", "init_code",
+                               "exit_code", "constants_prop"});
+    if (auto v = j.find("dace_version"); v != j.end() && v->is_string()) sdfg->dace_version = v->get<std::string>();
+    sdfg->top_extra = rest(j, {"type", "attributes", "nodes", "edges", "collapsed", "label", "id",
+                               "cfg_list_id", "start_block", "dace_version", "start_state", "sdfg_list_id"});
+    read_region_body(j, ptr, sdfg->root, depth);
+    return sdfg;
+  }
+
+  DataDesc data_desc(const Json& j, const std::string& ptr) const {
+    object(j, ptr, "a data descriptor");
+    DataDesc d;
+    std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a data descriptor type");
+    if (type == "Array") d.kind = DataKind::Array;
+    else if (type == "Scalar") d.kind = DataKind::Scalar;
+    else
+      fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar", type));
+    std::string ap = at(ptr, "attributes");
+    const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "descriptor attributes") : kEmptyObject;
+    if (auto t = attrs.find("dtype"); t != attrs.end()) d.dtype = dtype(*t, at(ap, "dtype"));
+    if (auto s = attrs.find("shape"); s != attrs.end()) d.shape = expr_list(*s, at(ap, "shape"), "a shape");
+    if (d.kind == DataKind::Scalar && d.shape.empty()) d.shape = {make_int(1)};
+    if (auto t = attrs.find("transient"); t != attrs.end()) d.transient = boolean(*t, at(ap, "transient"), "transient");
+    if (auto s = attrs.find("storage"); s != attrs.end()) {
+      std::string v = string(*s, at(ap, "storage"), "a storage type");
+      auto st = parse_storage(v);
+      if (!st) fail(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
+      d.storage = *st;
+    }
+    if (auto s = attrs.find("lifetime"); s != attrs.end()) {
+      std::string v = string(*s, at(ap, "lifetime"), "a lifetime");
+      auto lt = parse_lifetime(v);
+      if (!lt) fail(at(ap, "lifetime"), fmt::format("unknown lifetime \"{}\"; expected one of {}", v, lifetime_names()));
+      d.lifetime = *lt;
+    }
+    if (auto p = attrs.find("pool"); p != attrs.end()) d.pool = boolean(*p, at(ap, "pool"), "pool");
+    if (auto o = attrs.find("optional"); o != attrs.end() && !o->is_null())
+      d.optional_ = boolean(*o, at(ap, "optional"), "optional");
+    if (d.kind == DataKind::Array) {
+      if (auto s = attrs.find("strides"); s != attrs.end()) d.strides = expr_list(*s, at(ap, "strides"), "strides");
+      else d.strides = c_order_strides(d.shape);
+      if (d.strides.size() != d.shape.size())
+        fail(at(ap, "strides"), fmt::format("expected {} strides (one per dimension of the shape) but found {}",
+                                            d.shape.size(), d.strides.size()));
+      if (auto t = attrs.find("total_size"); t != attrs.end()) d.total_size = expr(*t, at(ap, "total_size"), "a total size");
+      else d.total_size = product(d.shape);
+      if (auto o = attrs.find("offset"); o != attrs.end()) d.offset = expr_list(*o, at(ap, "offset"), "offsets");
+      else d.offset.assign(d.shape.size(), make_int(0));
+      if (d.offset.size() != d.shape.size())
+        fail(at(ap, "offset"), fmt::format("expected {} offsets (one per dimension of the shape) but found {}",
+                                           d.shape.size(), d.offset.size()));
+      if (auto s = attrs.find("start_offset"); s != attrs.end() && !(s->is_number() && s->get<double>() == 0) &&
+                                                 !(s->is_string() && *s == "0"))
+        fail(at(ap, "start_offset"), "unsupported non-zero start_offset (pre-padding) on an array");
+    }
+    d.extra = rest(attrs, {"dtype", "shape", "transient", "storage", "lifetime", "pool", "optional",
+                           "strides", "total_size", "offset"});
+    return d;
+  }
+
+  /// Nodes, edges and the start block of a control-flow region (also the SDFG root).
+  void read_region_body(const Json& j, const std::string& ptr, Block& region, int depth) {
+    if (depth > 64) fail(ptr, "control flow nested deeper than 64 levels");
+    std::string np = at(ptr, "nodes");
+    const Json& nodes = array(require(j, ptr, "nodes"), np, "a list of control-flow blocks");
+    for (std::size_t i = 0; i < nodes.size(); ++i) region.blocks.push_back(read_block(nodes[i], at(np, i), depth));
+    std::string ep = at(ptr, "edges");
+    const Json& edges = j.contains("edges") ? array(j["edges"], ep, "a list of interstate edges") : kEmptyArray;
+    for (std::size_t i = 0; i < edges.size(); ++i) region.cf_edges.push_back(interstate_edge(edges[i], at(ep, i)));
+    region.start_block = 0;
+    const char* sk = j.contains("start_block") ? "start_block" : "start_state";
+    if (auto s = j.find(sk); s != j.end() && !s->is_null()) region.start_block = index(*s, at(ptr, sk), "the start block");
+    else region.start_block = -1;  // DaCe: the first source block
+  }
+
+  InterstateEdge interstate_edge(const Json& j, const std::string& ptr) const {
+    object(j, ptr, "an interstate edge");
+    InterstateEdge e;
+    e.src = index(require(j, ptr, "src"), at(ptr, "src"), "the source block");
+    e.dst = index(require(j, ptr, "dst"), at(ptr, "dst"), "the destination block");
+    std::string ap = at(ptr, "attributes");
+    if (!j.contains("attributes")) return e;
+    const Json& attrs = object(j["attributes"], ap, "edge attributes");
+    if (!attrs.contains("data")) return e;
+    std::string dp = at(ap, "data");
+    const Json& data = object(attrs["data"], dp, "an InterstateEdge");
+    if (auto t = data.find("type"); t != data.end() && *t != "InterstateEdge")
+      fail(at(dp, "type"), fmt::format("expected \"InterstateEdge\" but found {}", json_kind(*t)));
+    std::string ip = at(dp, "attributes");
+    if (!data.contains("attributes")) return e;
+    const Json& ia = object(data["attributes"], ip, "interstate edge attributes");
+    if (auto c = ia.find("condition"); c != ia.end() && !c->is_null()) {
+      e.condition = code(*c, at(ip, "condition"), "a condition");
+      check_python(e.condition, at(ip, "condition"));
+    }
+    if (auto a = ia.find("assignments"); a != ia.end()) {
+      std::string p = at(ip, "assignments");
+      object(*a, p, "symbol assignments");
+      for (auto it = a->begin(); it != a->end(); ++it) {
+        std::string v = it.value().is_string() ? it.value().get<std::string>()
+                                              : (it.value().is_number() ? it.value().dump()
+                                                                         : string(it.value(), at(p, it.key()), "an assignment"));
+        try {
+          parse_expr(v, Dialect::Plain);
+        } catch (const ExprSyntaxError& err) {
+          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", v, err.what(), err.offset + 1));
+        }
+        e.assignments.emplace_back(it.key(), v);
+      }
+    }
+    e.extra = rest(ia, {"condition", "assignments"});
+    return e;
+  }
+
+  void check_python(const CodeBlock& c, const std::string& ptr) const {
+    if (c.language != Language::Python) fail(ptr, "conditions must be Python expressions");
+    try {
+      parse_expr(c.code, Dialect::Plain);
+    } catch (const ExprSyntaxError& err) {
+      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", c.code, err.what(), err.offset + 1));
+    }
+  }
+
+  std::unique_ptr<Block> read_block(const Json& j, const std::string& ptr, int depth) {
+    object(j, ptr, "a control-flow block");
+    std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a block type");
+    std::unique_ptr<Block> b;
+    if (type == "SDFGState") b = std::make_unique<Block>(BlockKind::State);
+    else if (type == "ControlFlowRegion" || type == "NamedRegion" || type == "UnstructuredControlFlow")
+      b = std::make_unique<Block>(BlockKind::Region);
+    else if (type == "LoopRegion") b = std::make_unique<Block>(BlockKind::Loop);
+    else if (type == "ConditionalBlock") b = std::make_unique<Block>(BlockKind::Conditional);
+    else if (type == "BreakBlock") b = std::make_unique<Block>(BlockKind::Break);
+    else if (type == "ContinueBlock") b = std::make_unique<Block>(BlockKind::Continue);
+    else if (type == "ReturnBlock") b = std::make_unique<Block>(BlockKind::Return);
+    else
+      fail(at(ptr, "type"), fmt::format("unsupported control-flow block type \"{}\"; supported: SDFGState, "
+                                        "ControlFlowRegion, LoopRegion, ConditionalBlock, BreakBlock, "
+                                        "ContinueBlock, ReturnBlock", type));
+    b->type_name = type;
+    if (auto l = j.find("label"); l != j.end()) b->label = string(*l, at(ptr, "label"), "a label");
+    std::string ap = at(ptr, "attributes");
+    const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "block attributes") : kEmptyObject;
+    switch (b->kind) {
+      case BlockKind::State:
+        read_state(j, ptr, *b, depth);
+        b->extra = rest(attrs, {});
+        break;
+      case BlockKind::Region:
+        read_region_body(j, ptr, *b, depth + 1);
+        b->extra = rest(attrs, {});
+        break;
+      case BlockKind::Loop:
+        b->loop_variable = attrs.contains("loop_variable") && !attrs["loop_variable"].is_null()
+                               ? string(attrs["loop_variable"], at(ap, "loop_variable"), "the loop variable")
+                               : "";
+        if (auto c = attrs.find("init_statement"); c != attrs.end() && !c->is_null())
+          b->init_statement = code(*c, at(ap, "init_statement"), "the loop's init statement");
+        if (auto c = attrs.find("update_statement"); c != attrs.end() && !c->is_null())
+          b->update_statement = code(*c, at(ap, "update_statement"), "the loop's update statement");
+        b->loop_condition = attrs.contains("loop_condition") && !attrs["loop_condition"].is_null()
+                                ? code(attrs["loop_condition"], at(ap, "loop_condition"), "the loop condition")
+                                : CodeBlock{"True", Language::Python};
+        check_python(b->loop_condition, at(ap, "loop_condition"));
+        if (auto v = attrs.find("inverted"); v != attrs.end()) b->inverted = boolean(*v, at(ap, "inverted"), "inverted");
+        if (auto v = attrs.find("update_before_condition"); v != attrs.end())
+          b->update_before_condition = boolean(*v, at(ap, "update_before_condition"), "update_before_condition");
+        b->extra = rest(attrs, {"loop_variable", "init_statement", "update_statement", "loop_condition",
+                                "inverted", "update_before_condition"});
+        read_region_body(j, ptr, *b, depth + 1);
+        break;
+      case BlockKind::Conditional: {
+        std::string bp = at(ptr, "branches");
+        const Json& branches = array(require(j, ptr, "branches"), bp, "the branches of a conditional");
+        for (std::size_t i = 0; i < branches.size(); ++i) {
+          std::string p = at(bp, i);
+          if (!branches[i].is_array() || branches[i].size() != 2)
+            fail(p, fmt::format("expected a branch [condition or null, region] but found {}", json_kind(branches[i])));
+          std::optional<CodeBlock> cond;
+          if (!branches[i][0].is_null()) {
+            cond = code(branches[i][0], at(p, 0), "a branch condition");
+            check_python(*cond, at(p, 0));
+          }
+          auto body = read_block(branches[i][1], at(p, 1), depth + 1);
+          if (body->kind != BlockKind::Region)
+            fail(at(at(p, 1), "type"), fmt::format("expected a ControlFlowRegion as branch body but found \"{}\"", body->type_name));
+          b->branches.emplace_back(std::move(cond), std::move(body));
+        }
+        b->extra = rest(attrs, {});
+        break;
+      }
+      default: b->extra = rest(attrs, {}); break;
+    }
+    return b;
+  }
+
+  void read_state(const Json& j, const std::string& ptr, Block& state, int depth) {
+    std::string np = at(ptr, "nodes");
+    const Json& nodes = j.contains("nodes") ? array(j["nodes"], np, "a list of dataflow nodes") : kEmptyArray;
+    for (std::size_t i = 0; i < nodes.size(); ++i) state.nodes.push_back(read_node(nodes[i], at(np, i), depth));
+    std::string ep = at(ptr, "edges");
+    const Json& edges = j.contains("edges") ? array(j["edges"], ep, "a list of dataflow edges") : kEmptyArray;
+    for (std::size_t i = 0; i < edges.size(); ++i) state.edges.push_back(data_edge(edges[i], at(ep, i)));
+  }
+
+  std::unique_ptr<Node> read_node(const Json& j, const std::string& ptr, int depth) {
+    object(j, ptr, "a dataflow node");
+    std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a node type");
+    std::unique_ptr<Node> n;
+    if (type == "AccessNode") n = std::make_unique<Node>(NodeKind::Access);
+    else if (type == "MapEntry") n = std::make_unique<Node>(NodeKind::MapEntry);
+    else if (type == "MapExit") n = std::make_unique<Node>(NodeKind::MapExit);
+    else if (type == "Tasklet") n = std::make_unique<Node>(NodeKind::Tasklet);
+    else if (type == "NestedSDFG") n = std::make_unique<Node>(NodeKind::NestedSDFG);
+    else {
+      std::string detail;
+      if (auto c = j.find("classpath"); c != j.end() && c->is_string()) detail = " (" + c->get<std::string>() + ")";
+      fail(at(ptr, "type"), fmt::format("unsupported dataflow node type \"{}\"{}; supported: AccessNode, MapEntry, "
+                                        "MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)",
+                                        type, detail));
+    }
+    if (auto l = j.find("label"); l != j.end()) n->label = string(*l, at(ptr, "label"), "a label");
+    if (auto s = j.find("scope_entry"); s != j.end() && !s->is_null()) n->scope_entry = index(*s, at(ptr, "scope_entry"), "a node index");
+    if (auto s = j.find("scope_exit"); s != j.end() && !s->is_null()) n->scope_exit = index(*s, at(ptr, "scope_exit"), "a node index");
+    std::string ap = at(ptr, "attributes");
+    const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "node attributes") : kEmptyObject;
+    n->in_connectors = connectors(attrs, "in_connectors", ap);
+    n->out_connectors = connectors(attrs, "out_connectors", ap);
+    switch (n->kind) {
+      case NodeKind::Access:
+        n->data = string(require(attrs, ap, "data"), at(ap, "data"), "a data container name");
+        if (auto z = attrs.find("setzero"); z != attrs.end() && boolean(*z, at(ap, "setzero"), "setzero"))
+          fail(at(ap, "setzero"), "unsupported setzero on an access node; initialize the data with a map instead");
+        n->extra = rest(attrs, {"data", "setzero", "in_connectors", "out_connectors"});
+        break;
+      case NodeKind::MapEntry: {
+        MapInfo& m = n->map;
+        m.label = attrs.contains("label") ? string(attrs["label"], at(ap, "label"), "a label") : n->label;
+        const Json& params = array(require(attrs, ap, "params"), at(ap, "params"), "the map parameters");
+        for (std::size_t i = 0; i < params.size(); ++i)
+          m.params.push_back(string(params[i], at(at(ap, "params"), i), "a map parameter name"));
+        m.range = range(require(attrs, ap, "range"), at(ap, "range"));
+        if (m.range.size() != m.params.size())
+          fail(at(ap, "range"), fmt::format("expected {} range dimensions (one per map parameter) but found {}",
+                                            m.params.size(), m.range.size()));
+        if (auto s = attrs.find("schedule"); s != attrs.end()) {
+          std::string v = string(*s, at(ap, "schedule"), "a schedule");
+          auto sc = parse_schedule(v);
+          if (!sc) fail(at(ap, "schedule"), fmt::format("unknown or unsupported schedule \"{}\"; expected one of {}", v, schedule_names()));
+          m.schedule = *sc;
+        }
+        if (auto g = attrs.find("gpu_block_size"); g != attrs.end() && !g->is_null()) {
+          std::string p = at(ap, "gpu_block_size");
+          array(*g, p, "a GPU block size");
+          for (std::size_t i = 0; i < g->size(); ++i) {
+            const Json& v = (*g)[i];
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 1024)
+              fail(at(p, i), fmt::format("expected a block dimension between 1 and 1024 but found {}", json_kind(v)));
+            m.gpu_block_size.push_back(v.get<int>());
+          }
+        }
+        n->extra = rest(attrs, {"label", "params", "range", "schedule", "gpu_block_size", "in_connectors", "out_connectors"});
+        break;
+      }
+      case NodeKind::MapExit:
+        n->extra = rest(attrs, {"in_connectors", "out_connectors"});
+        break;
+      case NodeKind::Tasklet: {
+        n->code = code(require(attrs, ap, "code"), at(ap, "code"), "tasklet code");
+        if (auto g = attrs.find("code_global"); g != attrs.end() && !g->is_null()) {
+          n->code_global = code(*g, at(ap, "code_global"), "global code");
+          n->code_global.language = Language::CPP;
+        }
+        for (const char* k : {"code_init", "code_exit"}) {
+          if (auto c = attrs.find(k); c != attrs.end() && !c->is_null() && !code(*c, at(ap, k), "code").code.empty())
+            fail(at(ap, k), fmt::format("unsupported tasklet {}; move it into the SDFG's init_code/exit_code", k));
+        }
+        if (auto s = attrs.find("state_fields"); s != attrs.end() && s->is_array() && !s->empty())
+          fail(at(ap, "state_fields"), "unsupported tasklet state_fields");
+        if (n->code.language == Language::CPP && attrs.contains("label")) n->label = attrs["label"].is_string() ? attrs["label"].get<std::string>() : n->label;
+        n->extra = rest(attrs, {"code", "code_global", "code_init", "code_exit", "state_fields", "in_connectors", "out_connectors"});
+        break;
+      }
+      case NodeKind::NestedSDFG: {
+        std::string sp = at(ap, "sdfg");
+        n->sdfg = read_sdfg(require(attrs, ap, "sdfg"), sp, depth + 1);
+        if (auto m = attrs.find("symbol_mapping"); m != attrs.end()) {
+          std::string p = at(ap, "symbol_mapping");
+          object(*m, p, "a symbol mapping");
+          for (auto it = m->begin(); it != m->end(); ++it)
+            n->symbol_mapping.emplace_back(it.key(), expr(it.value(), at(p, it.key()), "a symbol mapping"));
+        }
+        if (auto p = attrs.find("ext_sdfg_path"); p != attrs.end() && p->is_string() && !p->get<std::string>().empty())
+          fail(at(ap, "ext_sdfg_path"), "unsupported external nested SDFG file; embed the nested SDFG instead");
+        n->extra = rest(attrs, {"sdfg", "symbol_mapping", "in_connectors", "out_connectors"});
+        break;
+      }
+    }
+    return n;
+  }
+
+  DataEdge data_edge(const Json& j, const std::string& ptr) const {
+    object(j, ptr, "a dataflow edge");
+    DataEdge e;
+    e.src = index(require(j, ptr, "src"), at(ptr, "src"), "the source node");
+    e.dst = index(require(j, ptr, "dst"), at(ptr, "dst"), "the destination node");
+    if (auto c = j.find("src_connector"); c != j.end() && !c->is_null()) e.src_conn = string(*c, at(ptr, "src_connector"), "a connector name");
+    if (auto c = j.find("dst_connector"); c != j.end() && !c->is_null()) e.dst_conn = string(*c, at(ptr, "dst_connector"), "a connector name");
+    std::string ap = at(ptr, "attributes");
+    if (!j.contains("attributes")) return e;
+    const Json& attrs = object(j["attributes"], ap, "edge attributes");
+    if (!attrs.contains("data")) return e;
+    std::string mp = at(ap, "data");
+    const Json& m = object(attrs["data"], mp, "a Memlet");
+    if (auto t = m.find("type"); t != m.end() && *t != "Memlet")
+      fail(at(mp, "type"), fmt::format("expected \"Memlet\" but found {}", json_kind(*t)));
+    std::string p = at(mp, "attributes");
+    if (!m.contains("attributes")) return e;
+    const Json& ma = object(m["attributes"], p, "memlet attributes");
+    if (auto d = ma.find("data"); d != ma.end() && !d->is_null()) e.memlet.data = string(*d, at(p, "data"), "a data container name");
+    if (auto s = ma.find("subset"); s != ma.end() && !s->is_null()) e.memlet.subset = range(*s, at(p, "subset"));
+    if (auto s = ma.find("other_subset"); s != ma.end() && !s->is_null()) e.memlet.other_subset = range(*s, at(p, "other_subset"));
+    e.memlet.volume = ma.contains("volume") ? expr(ma["volume"], at(p, "volume"), "a volume") : make_int(0);
+    if (auto d = ma.find("dynamic"); d != ma.end()) e.memlet.dynamic = boolean(*d, at(p, "dynamic"), "dynamic");
+    if (auto w = ma.find("wcr"); w != ma.end() && !w->is_null()) e.memlet.wcr = string(*w, at(p, "wcr"), "a WCR lambda");
+    if (auto d = ma.find("is_data_src"); d != ma.end() && !d->is_null()) e.memlet.is_data_src = boolean(*d, at(p, "is_data_src"), "is_data_src");
+    // src_subset, dst_subset and num_accesses are derived; the writer recomputes them.
+    e.memlet.extra = rest(ma, {"data", "subset", "other_subset", "volume", "dynamic", "wcr", "is_data_src",
+                               "src_subset", "dst_subset", "num_accesses"});
+    return e;
+  }
+};
+
+std::string gunzip(std::string_view bytes, const std::string& file) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw UserError(Diagnostic{file, "", 0, 0, "cannot initialize gzip decompression"});
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  zs.avail_in = static_cast<uInt>(bytes.size());
+  std::string out;
+  char buf[65536];
+  int rc;
+  do {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      inflateEnd(&zs);
+      throw UserError(Diagnostic{file, "", 0, 0, "corrupt gzip data (the file starts like a .sdfgz but does not decompress)"});
+    }
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > (std::size_t(1) << 32)) {
+      inflateEnd(&zs);
+      throw UserError(Diagnostic{file, "", 0, 0, "decompressed SDFG larger than 4 GiB"});
+    }
+  } while (rc != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw UserError(Diagnostic{file, "", 0, 0, "truncated gzip data"});
+  return out;
+}
+
+void line_column(std::string_view text, std::size_t byte, int& line, int& col) {
+  line = 1;
+  col = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name) {
+  std::string inflated;
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    inflated = gunzip(bytes, file_name);
+    bytes = inflated;
+  }
+  // One SAX pass builds the document. It rejects absurd nesting before anything recursive sees
+  // it, reports duplicate keys (which a DOM would merge silently) with their pointer, and
+  // appends object members in O(1): nlohmann's own ordered_json parser searches every object for
+  // the key on each insert, which is quadratic in the number of data containers.
+  struct Builder : nlohmann::json_sax<Json> {
+    // Object members collect in a vector with movable keys (ordered_map's const keys would make
+    // every reallocation deep-copy the members) and move into the object when it closes.
+    struct Frame {
+      Json* value;  // where the container lives; objects are filled in at close
+      bool is_array;
+      std::vector<std::pair<std::string, Json>> members;
+    };
+    std::vector<Frame> frames;
+    Json root;
+    const std::string& file;
+    std::size_t error_byte = 0;
+    std::string error_text;
+    explicit Builder(const std::string& f) : file(f) {}
+
+    std::string path() const {
+      std::string p;
+      for (auto& f : frames) {
+        if (f.is_array) p += "/" + std::to_string(f.value->size() - 1);
+        else if (!f.members.empty()) p += "/" + pointer_token(f.members.back().first);
+      }
+      return p;
+    }
+    Json* put(Json&& v) {
+      if (frames.empty()) {
+        root = std::move(v);
+        return &root;
+      }
+      Frame& f = frames.back();
+      if (f.is_array) {
+        auto& arr = f.value->get_ref<Json::array_t&>();
+        arr.push_back(std::move(v));
+        return &arr.back();
+      }
+      f.members.back().second = std::move(v);
+      return &f.members.back().second;
+    }
+    bool open(bool is_array) {
+      if (frames.size() >= static_cast<std::size_t>(kMaxJsonDepth)) throw TooDeep{path()};
+      Json* slot = put(is_array ? Json::array() : Json::object());
+      frames.push_back(Frame{slot, is_array, {}});
+      return true;
+    }
+    bool null() override { return put(Json(nullptr)) != nullptr; }
+    bool boolean(bool b) override { return put(Json(b)) != nullptr; }
+    bool number_integer(number_integer_t v) override { return put(Json(v)) != nullptr; }
+    bool number_unsigned(number_unsigned_t v) override { return put(Json(v)) != nullptr; }
+    bool number_float(number_float_t v, const string_t&) override { return put(Json(v)) != nullptr; }
+    bool string(string_t& v) override { return put(Json(std::move(v))) != nullptr; }
+    bool binary(binary_t& v) override { return put(Json::binary(std::move(v))) != nullptr; }
+    bool start_object(std::size_t) override { return open(false); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool end_array() override {
+      frames.pop_back();
+      return true;
+    }
+    bool end_object() override {
+      Frame& f = frames.back();
+      check_duplicates(f);
+      auto& obj = f.value->get_ref<Json::object_t&>();
+      auto& members = static_cast<std::vector<std::pair<const std::string, Json>>&>(obj);
+      members.reserve(f.members.size());
+      for (auto& [k, v] : f.members) members.emplace_back(std::move(k), std::move(v));
+      frames.pop_back();
+      return true;
+    }
+    bool key(string_t& k) override {
+      frames.back().members.emplace_back(std::move(k), nullptr);
+      return true;
+    }
+    void check_duplicates(Frame& f) {
+      const auto& m = f.members;
+      const std::string* dup = nullptr;
+      if (m.size() <= 16) {  // the usual case: no allocation
+        for (std::size_t i = 1; i < m.size() && !dup; ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            if (m[i].first == m[j].first) {
+              dup = &m[i].first;
+              break;
+            }
+      } else {
+        std::vector<const std::string*> keys;
+        keys.reserve(m.size());
+        for (auto& kv : m) keys.push_back(&kv.first);
+        std::sort(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a < *b; });
+        auto it = std::adjacent_find(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a == *b; });
+        if (it != keys.end()) dup = *it;
+      }
+      if (!dup) return;
+      std::string k = *dup;
+      // Point at the duplicate: move it to the end so that path() names it.
+      f.members.emplace_back(k, nullptr);
+      bool data = frames.size() >= 2 && !frames[frames.size() - 2].is_array &&
+                  frames[frames.size() - 2].members.back().first == "_arrays";
+      throw UserError(Diagnostic{file, path(), 0, 0,
+                                 data ? fmt::format("two data containers are named \"{}\"; rename one of them", k)
+                                      : fmt::format("duplicate key \"{}\" in one object", k)});
+    }
+    bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) override {
+      error_byte = byte;
+      error_text = e.what();
+      return false;
+    }
+  };
+  Json doc;
+  try {
+    Builder builder(file_name);
+    if (!Json::sax_parse(bytes.begin(), bytes.end(), &builder)) {
+      // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+      const std::string& what = builder.error_text;
+      auto colon = what.find(": ", what.find("parse error"));
+      auto bracket = what.find("] ");
+      std::string detail = colon != std::string::npos ? what.substr(colon + 2)
+                           : bracket != std::string::npos ? what.substr(bracket + 2) : what;
+      int line = 0, col = 0;
+      if (what.find("parse_error") != std::string::npos) line_column(bytes, builder.error_byte, line, col);
+      throw UserError(Diagnostic{file_name, "", line, col, "malformed JSON: " + detail});
+    }
+    doc = std::move(builder.root);
+  } catch (const Json::parse_error& e) {
+    int line, col;
+    line_column(bytes, e.byte, line, col);
+    std::string what = e.what();
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    auto colon = what.find(": ", what.find("parse error"));
+    std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw UserError(Diagnostic{file_name, "", line, col, "malformed JSON: " + detail});
+  } catch (const Json::out_of_range& e) {
+    // e.g. a number literal too large for a double (1e400)
+    std::string what = e.what();
+    auto colon = what.find("] ");
+    throw UserError(Diagnostic{file_name, "", 0, 0,
+                               "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2))});
+  } catch (const TooDeep& t) {
+    throw UserError(Diagnostic{file_name, t.path, 0, 0,
+                               fmt::format("JSON nested deeper than {} levels; an SDFG never needs this", kMaxJsonDepth)});
+  }
+  Reader r(file_name);
+  return r.read_root(doc);
+}
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(Diagnostic{path, "", 0, 0, "cannot open the file (does it exist and is it readable?)"});
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UserError(Diagnostic{path, "", 0, 0, "cannot read the file"});
+  return ss.str();
+}
+
+std::unique_ptr<SDFG> read_sdfg_file(const std::string& path) { return read_sdfg(read_file_bytes(path), path); }
+
+}  // namespace sdfc

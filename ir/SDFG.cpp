@@ -1,0 +1,71 @@
+#include "ir/SDFG.h"
+
+#include <cstdio>
+
+namespace sdfc {
+
+const Connector* Node::find_in(const std::string& n) const {
+  for (auto& c : in_connectors)
+    if (c.name == n) return &c;
+  return nullptr;
+}
+const Connector* Node::find_out(const std::string& n) const {
+  for (auto& c : out_connectors)
+    if (c.name == n) return &c;
+  return nullptr;
+}
+
+bool InterstateEdge::unconditional() const {
+  auto s = condition.code;
+  return s == "1" || s == "True" || s == "(1)" || s.empty();
+}
+
+const DataDesc* SDFG::find_data(const std::string& n) const {
+  for (auto& [k, d] : arrays)
+    if (k == n) return &d;
+  return nullptr;
+}
+DataDesc* SDFG::find_data(const std::string& n) {
+  for (auto& [k, d] : arrays)
+    if (k == n) return &d;
+  return nullptr;
+}
+std::optional<DType> SDFG::symbol_type(const std::string& n) const {
+  for (auto& [k, t] : symbols)
+    if (k == n) return t;
+  return std::nullopt;
+}
+Dialect SDFG::dialect() const {
+  return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
+}
+
+std::vector<Expr> c_order_strides(const std::vector<Expr>& shape) {
+  std::vector<Expr> strides(shape.size());
+  Expr acc = make_int(1);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc = simplify(make_binary(BinOp::Mul, acc, shape[i]));
+  }
+  return strides;
+}
+
+Expr product(const std::vector<Expr>& shape) {
+  Expr acc = make_int(1);
+  for (auto& s : shape) acc = make_binary(BinOp::Mul, acc, s);
+  return simplify(acc);
+}
+
+bool version_uses_typed_symbols(const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  char pre = 0;
+  int pre_n = 0;
+  int got = std::sscanf(version.c_str(), "%d.%d.%d%c%d", &major, &minor, &patch, &pre, &pre_n);
+  if (got < 1) return true;  // no or unreadable version: assume a current file
+  if (major != 2) return major > 2;
+  if (minor != 0 || patch != 0) return true;
+  if (got < 4) return true;  // 2.0.0 final
+  if (pre == 'a') return pre_n >= 4;
+  return true;  // 2.0.0b*, 2.0.0rc*
+}
+
+}  // namespace sdfc

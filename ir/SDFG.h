@@ -1,0 +1,186 @@
+/// \file
+/// The SDFG intermediate representation: data descriptors, control-flow blocks (states, regions,
+/// loops, conditionals, break/continue/return), dataflow nodes and memlet edges.
+///
+/// Ownership: an SDFG owns its control-flow tree; a region owns its blocks; a state owns its nodes
+/// and edges. Nodes and blocks are referred to by index (the position in their parent's list,
+/// which is also the `id` DaCe writes), so copies of the tree stay consistent. Fields the IR does
+/// not model but DaCe needs back (guid, debuginfo, ...) live in `extra` and round-trip unchanged.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Expr.h"
+#include "ir/Types.h"
+
+namespace sdfc {
+
+using Json = nlohmann::ordered_json;
+
+struct SDFG;
+
+/// One dimension of a DaCe Range; `end` is inclusive, as in DaCe.
+struct RangeDim {
+  Expr start, end, step, tile;
+};
+using Range = std::vector<RangeDim>;
+
+/// Source code with its language (tasklets, interstate conditions, SDFG-level code).
+struct CodeBlock {
+  std::string code;
+  Language language = Language::Python;
+};
+
+enum class DataKind { Array, Scalar };
+
+/// A data container (DaCe `Array` or `Scalar`).
+struct DataDesc {
+  DataKind kind = DataKind::Array;
+  DType dtype = DType::Int32;
+  std::vector<Expr> shape;
+  std::vector<Expr> strides;  ///< Array only; C order when the file omits it
+  Expr total_size;            ///< Array only; product of the shape when omitted
+  std::vector<Expr> offset;   ///< Array only; zeros when omitted
+  bool transient = false;
+  StorageType storage = StorageType::Default;
+  Lifetime lifetime = Lifetime::Scope;
+  bool pool = false;
+  std::optional<bool> optional_;  ///< DaCe's `optional` (null = unknown)
+  Json extra = Json::object();    ///< unmodelled attributes, kept for the writer
+};
+
+enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG };
+
+/// A connector name with its declared type (nullopt: inferred from the memlet's data).
+struct Connector {
+  std::string name;
+  std::optional<DType> dtype;
+};
+
+/// Map properties; they live on the MapEntry, as in DaCe.
+struct MapInfo {
+  std::string label;
+  std::vector<std::string> params;
+  Range range;
+  ScheduleType schedule = ScheduleType::Default;
+  std::vector<int> gpu_block_size;  ///< empty = not given
+};
+
+/// A dataflow node. The kind decides which members are meaningful.
+struct Node {
+  NodeKind kind;
+  std::string label;
+  std::vector<Connector> in_connectors, out_connectors;
+  int scope_entry = -1;  ///< id of the enclosing MapEntry (for a MapExit: its own entry)
+  int scope_exit = -1;   ///< id of the matching MapExit (MapEntry/MapExit only)
+
+  std::string data;                 ///< Access: container name
+  MapInfo map;                      ///< MapEntry
+  CodeBlock code;                   ///< Tasklet
+  CodeBlock code_global;            ///< Tasklet: C++ emitted at file scope
+  std::unique_ptr<SDFG> sdfg;       ///< NestedSDFG
+  std::vector<std::pair<std::string, Expr>> symbol_mapping;  ///< NestedSDFG: inner -> outer
+  Json extra = Json::object();
+
+  explicit Node(NodeKind k) : kind(k) {}
+  const Connector* find_in(const std::string& name) const;
+  const Connector* find_out(const std::string& name) const;
+};
+
+/// Data movement along an edge (a DaCe Memlet). `data` empty = an empty (ordering) memlet.
+struct Memlet {
+  std::string data;
+  std::optional<Range> subset;
+  std::optional<Range> other_subset;
+  Expr volume = make_int(0);
+  bool dynamic = false;
+  std::optional<std::string> wcr;  ///< write-conflict resolution lambda text
+  bool is_data_src = true;
+  Json extra = Json::object();
+};
+
+/// A dataflow edge between two nodes of a state.
+struct DataEdge {
+  int src = -1, dst = -1;
+  std::optional<std::string> src_conn, dst_conn;
+  Memlet memlet;
+};
+
+/// A control-flow edge with its condition (Python) and symbol assignments (in file order).
+struct InterstateEdge {
+  int src = -1, dst = -1;
+  CodeBlock condition{"1", Language::Python};
+  std::vector<std::pair<std::string, std::string>> assignments;
+  Json extra = Json::object();
+  bool unconditional() const;
+};
+
+enum class BlockKind { State, Region, Loop, Conditional, Break, Continue, Return };
+
+struct Region;
+
+/// A control-flow block. States hold dataflow; regions hold blocks; conditionals hold branches.
+struct Block {
+  BlockKind kind;
+  std::string label;
+  std::string type_name;  ///< DaCe's type: "SDFGState", "LoopRegion", "ControlFlowRegion", ...
+  Json extra = Json::object();
+
+  // State
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<DataEdge> edges;
+
+  // Region and Loop (and the SDFG's root region)
+  std::vector<std::unique_ptr<Block>> blocks;
+  std::vector<InterstateEdge> cf_edges;
+  int start_block = 0;
+
+  // Loop
+  std::string loop_variable;
+  std::optional<CodeBlock> init_statement, update_statement;
+  CodeBlock loop_condition;
+  bool inverted = false;
+  bool update_before_condition = true;
+
+  // Conditional: (condition or nullopt for `else`, body region)
+  std::vector<std::pair<std::optional<CodeBlock>, std::unique_ptr<Block>>> branches;
+
+  explicit Block(BlockKind k) : kind(k) {}
+  bool is_region() const { return kind == BlockKind::Region || kind == BlockKind::Loop; }
+  Node& node(int id) { return *nodes.at(static_cast<std::size_t>(id)); }
+  const Node& node(int id) const { return *nodes.at(static_cast<std::size_t>(id)); }
+};
+
+/// A whole SDFG (the root, or one nested in a NestedSDFG node).
+struct SDFG {
+  std::string name;
+  std::vector<std::pair<std::string, DataDesc>> arrays;  ///< in file order
+  std::vector<std::pair<std::string, DType>> symbols;    ///< in file order
+  std::vector<std::string> arg_names;
+  CodeBlock global_code{"", Language::CPP}, init_code{"", Language::CPP}, exit_code{"", Language::CPP};
+  Block root{BlockKind::Region};    ///< the SDFG's own control-flow region
+  std::string dace_version;         ///< root only ("" in nested SDFGs)
+  Json extra = Json::object();      ///< unmodelled SDFG attributes
+  Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
+
+  SDFG() { root.type_name = "SDFG"; }
+  const DataDesc* find_data(const std::string& n) const;
+  DataDesc* find_data(const std::string& n);
+  std::optional<DType> symbol_type(const std::string& n) const;
+  /// The dialect of symbolic properties in this file (from dace_version).
+  Dialect dialect() const;
+};
+
+/// C-order strides and total size for a shape.
+std::vector<Expr> c_order_strides(const std::vector<Expr>& shape);
+Expr product(const std::vector<Expr>& shape);
+
+/// True when `version` (e.g. "2.0.0a6", "0.14.1") is 2.0.0a4 or newer.
+bool version_uses_typed_symbols(const std::string& version);
+
+}  // namespace sdfc

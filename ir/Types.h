@@ -1,0 +1,63 @@
+/// \file
+/// Closed enums of the IR (DaCe's dtypes, storage, schedules, lifetimes, languages) with their
+/// DaCe spellings. Parsing returns false for a name that is not in the enum.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sdfc {
+
+/// Element types (DaCe typeclass names).
+enum class DType {
+  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
+  Float16, Float32, Float64, Complex64, Complex128,
+};
+
+enum class StorageType {
+  Default, Register, CPU_Pinned, CPU_Heap, CPU_ThreadLocal, GPU_Global, GPU_Shared,
+};
+
+enum class ScheduleType {
+  Default, Sequential, CPU_Multicore, GPU_Device, GPU_ThreadBlock,
+};
+
+enum class Lifetime { Scope, State, SDFG, Global, Persistent, External };
+
+enum class Language { Python, CPP };
+
+std::string_view to_string(DType t);
+std::string_view to_string(StorageType t);
+std::string_view to_string(ScheduleType t);
+std::string_view to_string(Lifetime t);
+std::string_view to_string(Language t);
+
+/// Parses a DaCe name (`float64`, also `dace.float64`); nullopt when unknown.
+std::optional<DType> parse_dtype(std::string_view s);
+std::optional<StorageType> parse_storage(std::string_view s);
+std::optional<ScheduleType> parse_schedule(std::string_view s);
+std::optional<Lifetime> parse_lifetime(std::string_view s);
+std::optional<Language> parse_language(std::string_view s);
+
+/// Comma-separated list of every name of an enum, for "expected one of" messages.
+std::string dtype_names();
+std::string storage_names();
+std::string schedule_names();
+std::string lifetime_names();
+
+/// Size in bytes of one element.
+std::size_t dtype_size(DType t);
+/// C++ spelling used by generated code (`double`, `int`, `dace::float16`).
+std::string_view dtype_ctype(DType t);
+bool is_integer(DType t);
+bool is_float(DType t);
+bool is_signed(DType t);
+
+/// True for storage that lives in GPU memory.
+bool is_gpu_storage(StorageType s);
+/// True for schedules that run on a GPU.
+bool is_gpu_schedule(ScheduleType s);
+
+}  // namespace sdfc

@@ -1,0 +1,279 @@
+#include "ir/Validate.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace sdfc {
+namespace {
+
+class Validator {
+ public:
+  Validator(std::string file) : file_(std::move(file)) {}
+  std::vector<Diagnostic> diags;
+
+  void sdfg(const SDFG& s, const std::string& ptr) {
+    // Lookups by name go through a hash map: files with thousands of containers stay linear.
+    std::unordered_map<std::string, const DataDesc*> saved;
+    saved.swap(data_);
+    for (auto& [n, d] : s.arrays) data_.emplace(n, &d);
+    sdfg_body(s, ptr);
+    data_.swap(saved);
+  }
+
+ private:
+  std::unordered_map<std::string, const DataDesc*> data_;
+
+  const DataDesc* find_data(const std::string& n) const {
+    auto it = data_.find(n);
+    return it == data_.end() ? nullptr : it->second;
+  }
+
+  void sdfg_body(const SDFG& s, const std::string& ptr) {
+    std::set<std::string> names;
+    for (auto& [n, d] : s.arrays) {
+      std::string p = ptr + "/attributes/_arrays/" + pointer_token(n);
+      if (!names.insert(n).second) error(p, fmt::format("two data containers are named \"{}\"; rename one of them", n));
+      data_desc(n, d, p);
+    }
+    std::set<std::string> syms;
+    for (auto& [n, t] : s.symbols)
+      if (!syms.insert(n).second) error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
+    region(s, s.root, ptr);
+  }
+
+  std::string file_;
+
+  void error(const std::string& ptr, std::string msg) { diags.push_back(Diagnostic{file_, ptr, 0, 0, std::move(msg)}); }
+
+  void data_desc(const std::string& name, const DataDesc& d, const std::string& ptr) {
+    std::string ap = ptr + "/attributes";
+    for (std::size_t i = 0; i < d.shape.size(); ++i) {
+      auto c = as_constant(d.shape[i]);
+      if (c && *c < 0)
+        error(ap + "/shape/" + std::to_string(i), fmt::format("data \"{}\" has a negative extent {} in dimension {}", name, *c, i));
+    }
+    if (d.kind == DataKind::Scalar && (d.shape.size() != 1 || as_constant(d.shape[0]) != 1))
+      error(ap + "/shape", fmt::format("scalar \"{}\" must have shape [1]", name));
+  }
+
+  void region(const SDFG& s, const Block& r, const std::string& ptr) {
+    int n = static_cast<int>(r.blocks.size());
+    if (r.start_block >= n || (n > 0 && r.start_block < -1))
+      error(ptr + "/start_block", fmt::format("start block {} does not exist; the region has {} blocks", r.start_block, n));
+    for (std::size_t i = 0; i < r.cf_edges.size(); ++i) {
+      const auto& e = r.cf_edges[i];
+      std::string ep = ptr + "/edges/" + std::to_string(i);
+      if (e.src >= n) error(ep + "/src", fmt::format("interstate edge starts at block {}, which does not exist (the region has {} blocks)", e.src, n));
+      if (e.dst >= n) error(ep + "/dst", fmt::format("interstate edge leads to block {}, which does not exist (the region has {} blocks)", e.dst, n));
+      std::set<std::string> seen;
+      for (auto& [sym, val] : e.assignments) {
+        if (find_data(sym))
+          error(ep + "/attributes/data/attributes/assignments/" + pointer_token(sym),
+                fmt::format("interstate edge assigns to \"{}\", which is a data container, not a symbol", sym));
+      }
+    }
+    for (std::size_t i = 0; i < r.blocks.size(); ++i) block(s, *r.blocks[i], ptr + "/nodes/" + std::to_string(i));
+  }
+
+  void block(const SDFG& s, const Block& b, const std::string& ptr) {
+    switch (b.kind) {
+      case BlockKind::State: state(s, b, ptr); break;
+      case BlockKind::Region:
+      case BlockKind::Loop: region(s, b, ptr); break;
+      case BlockKind::Conditional:
+        for (std::size_t i = 0; i < b.branches.size(); ++i) {
+          std::string bp = ptr + "/branches/" + std::to_string(i);
+          if (!b.branches[i].first && i + 1 != b.branches.size())
+            error(bp + "/0", "an else branch (null condition) must be the last branch of a conditional");
+          region(s, *b.branches[i].second, bp + "/1");
+        }
+        break;
+      default: break;
+    }
+  }
+
+  static bool has_connectors(const Node& n) { return n.kind != NodeKind::Access; }
+
+  void state(const SDFG& s, const Block& st, const std::string& ptr) {
+    int n = static_cast<int>(st.nodes.size());
+    auto node_ptr = [&](int i) { return ptr + "/nodes/" + std::to_string(i); };
+    // Nodes
+    for (int i = 0; i < n; ++i) {
+      const Node& nd = st.node(i);
+      std::string np = node_ptr(i);
+      if (nd.kind == NodeKind::Access && !find_data(nd.data))
+        error(np + "/attributes/data", fmt::format("access node refers to unknown data \"{}\"; declare it in /attributes/_arrays", nd.data));
+      if (nd.kind == NodeKind::MapExit) {
+        if (nd.scope_entry < 0 || nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)
+          error(np + "/scope_entry", fmt::format("map exit \"{}\" has no matching map entry", nd.label));
+        else if (st.node(nd.scope_entry).scope_exit != i)
+          error(np + "/scope_entry", fmt::format("map exit \"{}\" names entry {}, but that entry's exit is {}", nd.label, nd.scope_entry, st.node(nd.scope_entry).scope_exit));
+      } else if (nd.scope_entry >= 0 && (nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)) {
+        error(np + "/scope_entry", fmt::format("node \"{}\" is placed in scope {}, which is not a map entry", nd.label, nd.scope_entry));
+      }
+      if (nd.kind == NodeKind::MapEntry) {
+        if (nd.scope_exit < 0 || nd.scope_exit >= n || st.node(nd.scope_exit).kind != NodeKind::MapExit)
+          error(np + "/scope_exit", fmt::format("map entry \"{}\" has no matching map exit", nd.label));
+        std::set<std::string> ps;
+        for (auto& p : nd.map.params)
+          if (!ps.insert(p).second) error(np + "/attributes/params", fmt::format("map parameter \"{}\" appears twice", p));
+        for (std::size_t d = 0; d < nd.map.range.size(); ++d) {
+          auto step = as_constant(nd.map.range[d].step);
+          if (step && *step == 0)
+            error(np + "/attributes/range/ranges/" + std::to_string(d) + "/step", "map range step is zero");
+        }
+      }
+      if (nd.kind == NodeKind::NestedSDFG) nested(s, nd, np);
+    }
+    // Edges
+    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
+    std::map<std::pair<int, std::string>, int> in_uses, out_uses;
+    for (std::size_t i = 0; i < st.edges.size(); ++i) {
+      const DataEdge& e = st.edges[i];
+      std::string ep = ptr + "/edges/" + std::to_string(i);
+      bool ok = true;
+      if (e.src < 0 || e.src >= n) {
+        error(ep + "/src", fmt::format("edge starts at node {}, which does not exist (the state has {} nodes)", e.src, n));
+        ok = false;
+      }
+      if (e.dst < 0 || e.dst >= n) {
+        error(ep + "/dst", fmt::format("edge ends at node {}, which does not exist (the state has {} nodes)", e.dst, n));
+        ok = false;
+      }
+      std::string mp = ep + "/attributes/data/attributes";
+      const DataDesc* desc = nullptr;
+      if (!e.memlet.data.empty()) {
+        desc = find_data(e.memlet.data);
+        if (!desc) error(mp + "/data", fmt::format("memlet refers to unknown data \"{}\"; declare it in /attributes/_arrays", e.memlet.data));
+      }
+      // Count connector uses at the valid end of a dangling edge too, so that one broken end
+      // is reported once, not again as an unconnected connector.
+      if (e.src >= 0 && e.src < n && e.src_conn) out_uses[{e.src, *e.src_conn}]++;
+      if (e.dst >= 0 && e.dst < n && e.dst_conn) in_uses[{e.dst, *e.dst_conn}]++;
+      if (!ok) continue;
+      succ[static_cast<std::size_t>(e.src)].push_back(e.dst);
+      const Node& src = st.node(e.src);
+      const Node& dst = st.node(e.dst);
+      if (e.src_conn) {
+        if (!src.find_out(*e.src_conn) && has_connectors(src))
+          error(ep + "/src_connector", fmt::format("edge leaves connector \"{}\", which node {} (\"{}\") does not declare", *e.src_conn, e.src, src.label));
+      } else if (src.kind == NodeKind::Tasklet || src.kind == NodeKind::NestedSDFG) {
+        if (!e.memlet.data.empty())
+          error(ep + "/src_connector", fmt::format("edge leaves {} \"{}\" without a connector", src.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", src.label));
+      }
+      if (e.dst_conn) {
+        if (!dst.find_in(*e.dst_conn) && has_connectors(dst))
+          error(ep + "/dst_connector", fmt::format("edge enters connector \"{}\", which node {} (\"{}\") does not declare", *e.dst_conn, e.dst, dst.label));
+      } else if (dst.kind == NodeKind::Tasklet || dst.kind == NodeKind::NestedSDFG) {
+        if (!e.memlet.data.empty())
+          error(ep + "/dst_connector", fmt::format("edge enters {} \"{}\" without a connector", dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
+      }
+      if (desc && e.memlet.subset) {
+        bounds(*desc, e.memlet.data, *e.memlet.subset, mp + "/subset");
+      }
+      if (e.memlet.other_subset) {
+        // The other subset indexes the container at the other end of an access-to-access copy.
+        const Node& other = e.memlet.is_data_src ? dst : src;
+        if (other.kind == NodeKind::Access)
+          if (const DataDesc* od = find_data(other.data)) bounds(*od, other.data, *e.memlet.other_subset, mp + "/other_subset");
+      }
+    }
+    // Connectors without edges
+    for (int i = 0; i < n; ++i) {
+      const Node& nd = st.node(i);
+      if (!has_connectors(nd)) continue;
+      for (std::size_t c = 0; c < nd.in_connectors.size(); ++c)
+        if (!in_uses.count({i, nd.in_connectors[c].name}))
+          error(node_ptr(i) + "/attributes/in_connectors/" + pointer_token(nd.in_connectors[c].name),
+                fmt::format("input connector \"{}\" of \"{}\" has no incoming edge", nd.in_connectors[c].name, nd.label));
+      for (std::size_t c = 0; c < nd.out_connectors.size(); ++c)
+        if (!out_uses.count({i, nd.out_connectors[c].name}))
+          error(node_ptr(i) + "/attributes/out_connectors/" + pointer_token(nd.out_connectors[c].name),
+                fmt::format("output connector \"{}\" of \"{}\" has no outgoing edge", nd.out_connectors[c].name, nd.label));
+    }
+    cycles(st, succ, ptr);
+  }
+
+  void nested(const SDFG& outer, const Node& nd, const std::string& np) {
+    (void)outer;
+    const SDFG& inner = *nd.sdfg;
+    auto check = [&](const std::vector<Connector>& cs, const char* key) {
+      for (auto& c : cs) {
+        const DataDesc* d = inner.find_data(c.name);
+        if (!d)
+          error(np + "/attributes/" + key + "/" + pointer_token(c.name),
+                fmt::format("connector \"{}\" of nested SDFG \"{}\" names no data container of the nested SDFG", c.name, inner.name));
+        else if (d->transient)
+          error(np + "/attributes/" + key + "/" + pointer_token(c.name),
+                fmt::format("connector \"{}\" of nested SDFG \"{}\" names a transient of the nested SDFG", c.name, inner.name));
+      }
+    };
+    check(nd.in_connectors, "in_connectors");
+    check(nd.out_connectors, "out_connectors");
+    sdfg(inner, np + "/attributes/sdfg");
+  }
+
+  void bounds(const DataDesc& d, const std::string& name, const Range& r, const std::string& ptr) {
+    if (r.size() != d.shape.size()) {
+      // DaCe accepts a one-element subset for a scalar and for any one-element container.
+      error(ptr, fmt::format("subset has {} dimensions but \"{}\" has {}", r.size(), name, d.shape.size()));
+      return;
+    }
+    for (auto& o : d.offset)
+      if (as_constant(o) != 0) return;  // logical indices are shifted; do not guess
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string dp = ptr + "/ranges/" + std::to_string(i);
+      auto lo = as_constant(r[i].start);
+      if (lo && *lo < 0) {
+        error(dp + "/start", fmt::format("subset starts at {} in dimension {} of \"{}\", before its first element", *lo, i, name));
+        continue;
+      }
+      // end <= shape - 1 must hold; a constant positive excess is provably out of bounds.
+      auto excess = as_constant(make_binary(BinOp::Sub, r[i].end, make_binary(BinOp::Sub, d.shape[i], make_int(1))));
+      if (excess && *excess > 0)
+        error(dp + "/end", fmt::format("subset ends at {} in dimension {} of \"{}\", {} past its last index {}",
+                                       print_expr(simplify(r[i].end)), i, name, *excess,
+                                       print_expr(simplify(make_binary(BinOp::Sub, d.shape[i], make_int(1))))));
+    }
+  }
+
+  void cycles(const Block& st, const std::vector<std::vector<int>>& succ, const std::string& ptr) {
+    // Kahn's algorithm: nodes left over lie on or behind a cycle.
+    std::size_t n = succ.size();
+    std::vector<int> indeg(n, 0);
+    for (auto& s : succ)
+      for (int d : s) indeg[static_cast<std::size_t>(d)]++;
+    std::vector<int> work;
+    for (std::size_t i = 0; i < n; ++i)
+      if (indeg[i] == 0) work.push_back(static_cast<int>(i));
+    std::size_t done = 0;
+    while (!work.empty()) {
+      int v = work.back();
+      work.pop_back();
+      ++done;
+      for (int d : succ[static_cast<std::size_t>(v)])
+        if (--indeg[static_cast<std::size_t>(d)] == 0) work.push_back(d);
+    }
+    if (done == n) return;
+    for (std::size_t i = 0; i < n; ++i)
+      if (indeg[i] > 0) {
+        error(ptr + "/nodes/" + std::to_string(i),
+              fmt::format("state \"{}\" has a cycle through node {} (\"{}\"); dataflow inside a state must be acyclic",
+                          st.label, i, st.node(static_cast<int>(i)).label));
+        return;
+      }
+  }
+};
+
+}  // namespace
+
+std::vector<Diagnostic> validate(const SDFG& sdfg, const std::string& file_name) {
+  Validator v(file_name);
+  v.sdfg(sdfg, "");
+  return v.diags;
+}
+
+}  // namespace sdfc

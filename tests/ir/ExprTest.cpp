@@ -1,0 +1,166 @@
+#include "ir/Expr.h"
+
+#include <gtest/gtest.h>
+
+using namespace sdfc;
+
+namespace {
+std::string roundtrip(const std::string& s, Dialect d = Dialect::Plain) { return print_expr(parse_expr(s, d), d); }
+std::string simp(const std::string& s) { return print_expr(simplify(parse_expr(s, Dialect::Typed))); }
+std::int64_t eval(const std::string& s, std::map<std::string, std::int64_t> syms = {}) {
+  auto v = evaluate(parse_expr(s, Dialect::Typed), syms);
+  EXPECT_TRUE(v.has_value()) << s;
+  return v.value_or(-999999);
+}
+}  // namespace
+
+TEST(Expr, ParsesTypedDialect) {
+  Expr e = parse_expr("-1 + symbol($N, dtype=dace.int64)", Dialect::Typed);
+  ASSERT_EQ(e->kind, ExprKind::Binary);
+  const Expr& sym = e->args[1];
+  EXPECT_EQ(sym->kind, ExprKind::Symbol);
+  EXPECT_EQ(sym->name, "N");
+  EXPECT_EQ(sym->dtype, DType::Int64);
+  EXPECT_EQ(print_expr(e, Dialect::Typed), "-1 + symbol($N, dtype=dace.int64)");
+  EXPECT_EQ(print_expr(e, Dialect::Plain), "-1 + N");
+}
+
+TEST(Expr, TypedLiteralsKeepTheirSuffix) {
+  Expr e = parse_expr("7i64", Dialect::Typed);
+  EXPECT_EQ(e->kind, ExprKind::Int);
+  EXPECT_EQ(e->ival, 7);
+  EXPECT_EQ(e->dtype, DType::Int64);
+  EXPECT_EQ(print_expr(e, Dialect::Typed), "7i64");
+  EXPECT_EQ(parse_expr("1.5f32", Dialect::Typed)->kind, ExprKind::Float);
+  EXPECT_EQ(roundtrip("$N * 2u8", Dialect::Typed), "$N * 2u8");
+}
+
+TEST(Expr, ParsesPlainSympyText) {
+  EXPECT_EQ(roundtrip("N**2"), "N ** 2");
+  EXPECT_EQ(roundtrip("Max(0, N - 1)"), "Max(0, N - 1)");
+  EXPECT_EQ(roundtrip("int_floor(N, 2)"), "int_floor(N, 2)");
+  EXPECT_EQ(roundtrip("(a - b) - c"), "a - b - c");
+  EXPECT_EQ(roundtrip("a - (b - c)"), "a - (b - c)");
+  EXPECT_EQ(roundtrip("2 ** 3 ** 2"), "2 ** 3 ** 2");
+  EXPECT_EQ(roundtrip("(2 ** 3) ** 2"), "(2 ** 3) ** 2");
+  EXPECT_EQ(roundtrip("-x ** 2"), "-x ** 2");
+  EXPECT_EQ(roundtrip("- -x"), "- -x");
+}
+
+TEST(Expr, ParsesPythonCodeExpressions) {
+  EXPECT_EQ(roundtrip("acc[0] > 0.0"), "acc[0] > 0.0");
+  EXPECT_EQ(roundtrip("a if c > 1 else b"), "a if c > 1 else b");
+  EXPECT_EQ(roundtrip("not a and b or c"), "not a and b or c");
+  EXPECT_EQ(roundtrip("math.log(v + 1.0)"), "math.log(v + 1.0)");
+  EXPECT_EQ(roundtrip("dace.float32(0.25)"), "dace.float32(0.25)");
+  Expr chained = parse_expr("0 <= i < N");
+  EXPECT_EQ(chained->kind, ExprKind::BoolOp);
+  EXPECT_EQ(print_expr(chained), "0 <= i and i < N");
+}
+
+TEST(Expr, PrintedTextParsesBackToTheSameTree) {
+  for (const char* s : {"-1 + $N", "2 + $L", "3*$L", "$N*$M - 2*$M", "int_floor($N, 2) + 1",
+                        "Max(0, -1 + $N)", "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2"}) {
+    Expr a = parse_expr(s, Dialect::Typed);
+    std::string p = print_expr(a, Dialect::Typed);
+    Expr b = parse_expr(p, Dialect::Typed);
+    EXPECT_TRUE(equal(a, b)) << s << " printed as " << p;
+    EXPECT_EQ(print_expr(b, Dialect::Typed), p);
+  }
+}
+
+TEST(Expr, SimplifiesToCanonicalSums) {
+  EXPECT_EQ(simp("$N - 1 + 1"), "N");
+  EXPECT_EQ(simp("($N - 1) - ($N - 3)"), "2");
+  EXPECT_EQ(simp("2 * ($N + 1) - $N"), "2 + N");
+  EXPECT_EQ(simp("$M * $N - $N * $M"), "0");
+  EXPECT_EQ(simp("($N + 1) ** 2"), "1 + 2 * N + N ** 2");
+  EXPECT_EQ(simp("7 // 2 + 7 % -2"), "2");
+  EXPECT_EQ(simp("-1 + $N"), "-1 + N");
+  // Opaque subexpressions are kept and still cancel
+  EXPECT_EQ(simp("int_floor($N, 2) + 1 - int_floor($N, 2)"), "1");
+}
+
+TEST(Expr, SimplifyKeepsUnchangedNodes) {
+  Expr e = parse_expr("$N", Dialect::Typed);
+  EXPECT_EQ(simplify(e), e);  // pointer equality: nothing to do
+}
+
+TEST(Expr, EvaluatesWithPythonFloorSemantics) {
+  EXPECT_EQ(eval("-7 // 2"), -4);
+  EXPECT_EQ(eval("-7 % 2"), 1);
+  EXPECT_EQ(eval("7 % -2"), -1);
+  EXPECT_EQ(eval("int_floor(-7, 2)"), -4);
+  EXPECT_EQ(eval("int_ceil(7, 2)"), 4);
+  EXPECT_EQ(eval("Max(3, $N - 1, 2)", {{"N", 10}}), 9);
+  EXPECT_EQ(eval("Min($N, $M)", {{"N", 4}, {"M", 3}}), 3);
+  EXPECT_EQ(eval("$N ** 2", {{"N", 5}}), 25);
+  EXPECT_EQ(eval("2 if $N > 3 else 5", {{"N", 1}}), 5);
+  EXPECT_FALSE(evaluate(parse_expr("$N + 1", Dialect::Typed), {}).has_value());
+  EXPECT_FALSE(evaluate(parse_expr("1 // 0"), {}).has_value());
+  EXPECT_FALSE(evaluate(parse_expr("9223372036854775807 + 1"), {}).has_value());
+}
+
+TEST(Expr, Substitutes) {
+  Expr e = parse_expr("$L + 2", Dialect::Typed);
+  Expr s = substitute(e, {{"L", parse_expr("$N - 2", Dialect::Typed)}});
+  EXPECT_EQ(print_expr(simplify(s)), "N");
+  EXPECT_EQ(substitute(e, {{"X", make_int(1)}}), e);
+}
+
+TEST(Expr, FreeSymbols) {
+  std::set<std::string> syms;
+  free_symbols(parse_expr("Max(0, N - 1) + A[i] * math.sqrt(M)"), syms);
+  EXPECT_EQ(syms, (std::set<std::string>{"M", "N", "i"}));
+  syms.clear();
+  free_symbols(parse_expr("symbol($K, dtype=dace.int64) * 2", Dialect::Typed), syms);
+  EXPECT_EQ(syms, (std::set<std::string>{"K"}));
+}
+
+TEST(Expr, PrintsCpp) {
+  EXPECT_EQ(print_cpp(parse_expr("a // b + a % b")), "sdfc::rt::floordiv(a, b) + sdfc::rt::floormod(a, b)");
+  EXPECT_EQ(print_cpp(parse_expr("x ** 2")), "sdfc::rt::pow(x, 2)");
+  EXPECT_EQ(print_cpp(parse_expr("not a and b or c")), "!a && b || c");
+  EXPECT_EQ(print_cpp(parse_expr("a if c else b")), "(c ? a : b)");
+  EXPECT_EQ(print_cpp(parse_expr("Max(N, 1)")), "sdfc::rt::max(N, 1)");
+  EXPECT_EQ(print_cpp(parse_expr("A[i, j + 1]")), "A[i][j + 1]");
+  EXPECT_EQ(print_cpp(parse_expr("True")), "true");
+}
+
+TEST(Expr, SyntaxErrorsSayWhereAndWhat) {
+  auto err = [](const std::string& s) -> std::pair<std::size_t, std::string> {
+    try {
+      parse_expr(s, Dialect::Typed);
+    } catch (const ExprSyntaxError& e) {
+      return {e.offset, e.what()};
+    }
+    return {0, "no error"};
+  };
+  EXPECT_EQ(err("1 +").second, "expected an expression but found the end of the text");
+  EXPECT_EQ(err("(N").second, "expected ')' but found the end of the expression");
+  EXPECT_EQ(err("N N").first, 2u);
+  EXPECT_EQ(err("N N").second, "unexpected 'N' after the expression");
+  EXPECT_EQ(err("7q64").second, "malformed number '7q'");
+  EXPECT_EQ(err("7i65").second, "unknown typed-literal suffix 'i65'");
+  EXPECT_EQ(err("99999999999999999999").second, "integer literal 99999999999999999999 does not fit in 64 bits");
+  EXPECT_EQ(err("symbol($N, dtype=dace.foo)").second, "unknown dtype 'dace.foo' in symbol()");
+  EXPECT_EQ(err("a # b").second, "unexpected '# b' after the expression");
+  EXPECT_EQ(err("@").second, "unexpected character '@'");
+}
+
+TEST(Expr, DeepNestingIsAnErrorNotACrash) {
+  std::string deep(100000, '(');
+  deep += "1";
+  deep += std::string(100000, ')');
+  EXPECT_THROW(parse_expr(deep), ExprSyntaxError);
+  std::string negs(100000, '-');
+  EXPECT_THROW(parse_expr(negs + "1"), ExprSyntaxError);
+}
+
+TEST(Expr, FloorHelpers) {
+  EXPECT_EQ(floor_div(-1, 3), -1);
+  EXPECT_EQ(floor_div(1, -3), -1);
+  EXPECT_EQ(floor_div(6, 3), 2);
+  EXPECT_EQ(floor_mod(-1, 3), 2);
+  EXPECT_EQ(floor_mod(1, -3), -2);
+}

@@ -1,0 +1,303 @@
+#include <zlib.h>
+
+#include <filesystem>
+
+#include "TestUtil.h"
+#include "ir/Dump.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+
+namespace {
+Json small() { return load_json("small.sdfg"); }
+Json& state0(Json& j) { return j["nodes"][0]; }
+
+std::string gzip(const std::string& s) {
+  z_stream zs{};
+  deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(compressBound(s.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+  zs.avail_in = s.size();
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = out.size();
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+}  // namespace
+
+TEST(Reader, AppliesDaCeDefaults) {
+  auto sdfg = read_sdfg(slurp(data_path("small.sdfg")));
+  const DataDesc* a = sdfg->find_data("A");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->storage, StorageType::Default);
+  EXPECT_EQ(a->lifetime, Lifetime::Scope);
+  EXPECT_FALSE(a->transient);
+  ASSERT_EQ(a->strides.size(), 1u);  // omitted strides: C order
+  EXPECT_EQ(print_expr(a->strides[0]), "1");
+  EXPECT_EQ(print_expr(a->total_size), "N");  // omitted total_size: product of the shape
+  EXPECT_EQ(print_expr(a->offset[0]), "0");
+  // Omitted dtype is int32 in DaCe
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"].erase("dtype");
+  EXPECT_EQ(read_sdfg(j.dump())->find_data("A")->dtype, DType::Int32);
+}
+
+TEST(Reader, KeepsInclusiveRangeEnds) {
+  auto sdfg = read_sdfg(slurp(data_path("small.sdfg")));
+  const Node& entry = sdfg->root.blocks[0]->node(0);
+  ASSERT_EQ(entry.kind, NodeKind::MapEntry);
+  EXPECT_EQ(print_expr(entry.map.range[0].end), "-1 + N");
+  EXPECT_EQ(range_str(entry.map.range), "0:N");
+}
+
+TEST(Reader, ReadsControlFlow) {
+  auto sdfg = read_sdfg(slurp(data_path("small.sdfg")));
+  ASSERT_EQ(sdfg->root.blocks.size(), 3u);
+  const Block& loop = *sdfg->root.blocks[1];
+  EXPECT_EQ(loop.kind, BlockKind::Loop);
+  EXPECT_EQ(loop.loop_variable, "it");
+  EXPECT_EQ(loop.loop_condition.code, "(it < 3)");
+  const Block& cond = *sdfg->root.blocks[2];
+  ASSERT_EQ(cond.kind, BlockKind::Conditional);
+  ASSERT_EQ(cond.branches.size(), 2u);
+  EXPECT_FALSE(cond.branches[1].first.has_value());
+  EXPECT_EQ(cond.branches[1].second->blocks[0]->kind, BlockKind::Break);
+  const InterstateEdge& e = sdfg->root.cf_edges[0];
+  EXPECT_EQ(e.condition.code, "(h > 0)");
+  ASSERT_EQ(e.assignments.size(), 1u);
+  EXPECT_EQ(e.assignments[0].first, "k");
+  EXPECT_TRUE(sdfg->root.cf_edges[1].unconditional());
+}
+
+TEST(Reader, ReadsGzip) {
+  std::string plain = slurp(data_path("small.sdfg"));
+  auto a = read_sdfg(plain);
+  auto b = read_sdfg(gzip(plain));
+  EXPECT_EQ(dump(*a), dump(*b));
+  EXPECT_EQ(write_sdfg(*a), write_sdfg(*b));
+}
+
+TEST(Reader, CorruptGzip) {
+  std::string z = gzip(slurp(data_path("small.sdfg")));
+  z.resize(z.size() / 2);
+  auto ds = problems(z);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message, "truncated gzip data");
+}
+
+TEST(Reader, MalformedJsonHasLineAndColumn) {
+  auto ds = problems(std::string("{\n  \"type\": \"SDFG\",\n  \"attributes\": {,}\n}"));
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].line, 3);
+  EXPECT_EQ(ds[0].column, 18);
+  EXPECT_EQ(ds[0].str().rfind("test.sdfg:3:18: error: malformed JSON: syntax error", 0), 0u) << ds[0].str();
+}
+
+TEST(Reader, TruncatedJson) {
+  std::string text = slurp(data_path("small.sdfg"));
+  for (std::size_t cut : {std::size_t(1), text.size() / 3, text.size() - 2}) {
+    auto ds = problems(text.substr(0, cut));
+    ASSERT_EQ(ds.size(), 1u);
+    EXPECT_NE(ds[0].message.find("malformed JSON"), std::string::npos) << ds[0].str();
+    EXPECT_GT(ds[0].line, 0);
+  }
+}
+
+TEST(Reader, WrongValueType) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["transient"] = 3;
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/transient");
+  EXPECT_EQ(d.message, "expected transient (true or false) but found the number 3");
+}
+
+TEST(Reader, NumberWhereStringExpected) {
+  Json j = small();
+  state0(j)["nodes"][3]["attributes"]["data"] = 12;
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/3/attributes/data");
+  EXPECT_EQ(d.message, "expected a data container name (a string) but found the number 12");
+}
+
+TEST(Reader, MissingRequiredKey) {
+  Json j = small();
+  state0(j)["nodes"][0]["attributes"].erase("params");
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/0/attributes");
+  EXPECT_EQ(d.message, "missing required key \"params\"");
+}
+
+TEST(Reader, HugeNumbers) {
+  Json j = small();
+  state0(j)["edges"][0]["src"] = "99999999999999999999999";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/0/src");
+  EXPECT_EQ(d.message, "expected the source node (a non-negative index) but found the string \"99999999999999999999999\"");
+  Json k = small();
+  k["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "1e999999";
+  EXPECT_EQ(problems(k).size(), 0u);  // a float extent is unusual but not provably wrong here
+  std::string text = R"({"type":"SDFG","attributes":{"name":"x"},"nodes":[],"start_block":1e400})";
+  auto ds = problems(text);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message, "malformed JSON: number overflow parsing '1e400'");
+}
+
+TEST(Reader, UnknownEnumValues) {
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* pointer;
+    const char* message_start;
+  } cases[] = {
+      {"dtype", "float128", "/attributes/_arrays/A/attributes/dtype", "unknown dtype \"float128\"; expected one of bool, int8"},
+      {"storage", "GPU_Texture", "/attributes/_arrays/A/attributes/storage", "unknown storage type \"GPU_Texture\"; expected one of Default, Register"},
+      {"lifetime", "Forever", "/attributes/_arrays/A/attributes/lifetime", "unknown lifetime \"Forever\"; expected one of Scope, State"},
+  };
+  for (auto& c : cases) {
+    Json j = small();
+    j["attributes"]["_arrays"]["A"]["attributes"][c.key] = c.value;
+    auto d = one_problem(j);
+    EXPECT_EQ(d.pointer, c.pointer);
+    EXPECT_EQ(d.message.rfind(c.message_start, 0), 0u) << d.message;
+  }
+  Json j = small();
+  state0(j)["nodes"][0]["attributes"]["schedule"] = "FPGA_Device";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/0/attributes/schedule");
+  EXPECT_EQ(d.message, "unknown or unsupported schedule \"FPGA_Device\"; expected one of Default, Sequential, "
+                       "CPU_Multicore, GPU_Device, GPU_ThreadBlock");
+}
+
+TEST(Reader, MalformedExpression) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "$N +* 2";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/shape/0");
+  EXPECT_EQ(d.message, "malformed expression \"$N +* 2\": unexpected character '*' (at character 5)");
+}
+
+TEST(Reader, MalformedCondition) {
+  Json j = small();
+  j["edges"][0]["attributes"]["data"]["attributes"]["condition"]["string_data"] = "h >";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/edges/0/attributes/data/attributes/condition");
+  EXPECT_EQ(d.message.rfind("malformed expression \"h >\"", 0), 0u) << d.message;
+}
+
+TEST(Reader, UnsupportedNodeTypeNamesTheConstruct) {
+  Json j = small();
+  state0(j)["nodes"][3]["type"] = "LibraryNode";
+  state0(j)["nodes"][3]["classpath"] = "dace.libraries.standard.nodes.reduce.Reduce";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/3/type");
+  EXPECT_EQ(d.message, "unsupported dataflow node type \"LibraryNode\" (dace.libraries.standard.nodes.reduce.Reduce); "
+                       "supported: AccessNode, MapEntry, MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)");
+}
+
+TEST(Reader, UnsupportedDescriptorAndBlock) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["type"] = "Stream";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/type");
+  EXPECT_EQ(d.message, "unsupported data descriptor type \"Stream\"; supported: Array, Scalar");
+  Json k = small();
+  k["nodes"][1]["type"] = "FunctionCallRegion";
+  EXPECT_EQ(one_problem(k).pointer, "/nodes/1/type");
+}
+
+TEST(Reader, CompositeDtypeIsUnsupported) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {{"type", "pointer"}, {"dtype", "float64"}};
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype");
+  EXPECT_EQ(d.message, "unsupported composite dtype \"pointer\" (only scalar types such as float64 are supported)");
+}
+
+TEST(Reader, NotAnSdfg) {
+  auto d = problems(std::string(R"({"hello": "world"})"));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].pointer, "/type");
+  EXPECT_EQ(d[0].message, "expected \"SDFG\" at the top level but found no \"type\" key; is this a DaCe .sdfg file?");
+  auto e = problems(std::string("[1, 2, 3]"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].message, "expected an SDFG (a JSON object with \"type\": \"SDFG\") but found an array");
+}
+
+TEST(Reader, BinaryGarbage) {
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 7919 + 13) % 256);
+  auto ds = problems(garbage);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_NE(ds[0].message.find("malformed JSON"), std::string::npos);
+  ds = problems(std::string("\x1f\x8b garbage", 10));
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_NE(ds[0].message.find("gzip"), std::string::npos);
+}
+
+TEST(Reader, DeepNestingIsRejectedWithoutRecursion) {
+  std::string deep = R"({"type":"SDFG","attributes":{"name":"x","extra":)";
+  deep += std::string(300000, '[') + std::string(300000, ']') + "},\"nodes\":[]}";
+  auto ds = problems(deep);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message, "JSON nested deeper than 512 levels; an SDFG never needs this");
+  // Deeply nested control flow within the JSON limit is still bounded
+  std::string region = R"({"type":"ControlFlowRegion","label":"r","nodes":[]})";
+  for (int i = 0; i < 100; ++i) region = R"({"type":"ControlFlowRegion","label":"r","nodes":[)" + region + "]}";
+  std::string file = R"({"type":"SDFG","attributes":{"name":"x"},"nodes":[)" + region + "]}";
+  ds = problems(file);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message, "control flow nested deeper than 64 levels");
+}
+
+TEST(Reader, DuplicateKeysAreReported) {
+  auto ds = problems(std::string(R"({"type":"SDFG","type":"SDFG"})"));
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/type");
+  EXPECT_EQ(ds[0].message, "duplicate key \"type\" in one object");
+}
+
+TEST(Reader, UnreadableFile) {
+  try {
+    read_sdfg_file("/nonexistent/x.sdfg");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().str(), "/nonexistent/x.sdfg: /: error: cannot open the file (does it exist and is it readable?)");
+  }
+}
+
+TEST(Reader, PlainDialectForOldFiles) {
+  Json j = small();
+  j["dace_version"] = "0.14.1";
+  j["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "N**2";
+  auto sdfg = read_sdfg(j.dump());
+  EXPECT_EQ(sdfg->dialect(), Dialect::Plain);
+  EXPECT_EQ(print_expr(sdfg->find_data("A")->shape[0]), "N ** 2");
+}
+
+TEST(Reader, FuzzerFindingsStayFixed) {
+  // Inputs the fuzzer once crashed on: each must read (or fail cleanly) and write back.
+  for (auto& e : std::filesystem::directory_iterator(SDFC_TEST_DATA)) {
+    if (e.path().filename().string().rfind("regress_", 0) != 0) continue;
+    SCOPED_TRACE(e.path().string());
+    try {
+      auto sdfg = read_sdfg(slurp(e.path().string()));
+      if (validate(*sdfg).empty()) {
+        (void)dump(*sdfg);
+        (void)write_sdfg(*sdfg);
+      }
+    } catch (const UserError&) {
+    }
+  }
+}
+
+TEST(Reader, EdgeWithoutAttributesIsAnEmptyMemlet) {
+  Json j = small();
+  state0(j)["edges"][0].erase("attributes");
+  auto sdfg = read_sdfg(j.dump());
+  const DataEdge& e = sdfg->root.blocks[0]->edges[0];
+  EXPECT_TRUE(e.memlet.data.empty());
+  EXPECT_EQ(print_expr(e.memlet.volume), "0");
+  EXPECT_NO_THROW(write_sdfg(*sdfg));
+}

@@ -1,0 +1,205 @@
+// One test per validation error: each checks the message and the JSON pointer.
+#include "TestUtil.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+
+namespace {
+
+// tests/data/small.sdfg: state 0 has nodes [0] map entry, [1] map exit, [2] tasklet t(a) -> (b),
+// [3] access A, [4] access B and edges 0: 3->0:IN_A, 1: 0:OUT_A->2:a, 2: 2:b->1:IN_B,
+// 3: 1:OUT_B->4. Root blocks: 0 state, 1 loop, 2 conditional; root edges 0->1, 1->2.
+Json small() { return load_json("small.sdfg"); }
+Json& state0(Json& j) { return j["nodes"][0]; }
+Json& memlet(Json& j, int edge) { return state0(j)["edges"][edge]["attributes"]["data"]["attributes"]; }
+
+}  // namespace
+
+TEST(Validate, SmallFileIsValid) { EXPECT_TRUE(problems(small()).empty()); }
+
+TEST(Validate, DanglingEdgeSource) {
+  Json j = small();
+  state0(j)["edges"][1]["src"] = "17";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 2u);  // and the map's OUT_A is now really left without an edge
+  auto d = ds[0];
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/1/src");
+  EXPECT_EQ(d.message, "edge starts at node 17, which does not exist (the state has 5 nodes)");
+  EXPECT_EQ(d.str(), "test.sdfg: /nodes/0/edges/1/src: error: edge starts at node 17, which does not exist (the state has 5 nodes)");
+}
+
+TEST(Validate, DanglingEdgeDestination) {
+  Json j = small();
+  state0(j)["edges"][3]["dst"] = "5";
+  auto ds = problems(j);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/3/dst");
+  EXPECT_EQ(ds[0].message, "edge ends at node 5, which does not exist (the state has 5 nodes)");
+}
+
+TEST(Validate, UnknownDataInAccessNode) {
+  Json j = small();
+  state0(j)["nodes"][4]["attributes"]["data"] = "C";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/4/attributes/data");
+  EXPECT_EQ(d.message, "access node refers to unknown data \"C\"; declare it in /attributes/_arrays");
+}
+
+TEST(Validate, UnknownDataInMemlet) {
+  Json j = small();
+  memlet(j, 1)["data"] = "Z";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/1/attributes/data/attributes/data");
+  EXPECT_EQ(d.message, "memlet refers to unknown data \"Z\"; declare it in /attributes/_arrays");
+}
+
+TEST(Validate, SubsetProvablyPastTheEnd) {
+  Json j = small();
+  memlet(j, 0)["subset"]["ranges"][0]["end"] = "$N";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/0/attributes/data/attributes/subset/ranges/0/end");
+  EXPECT_EQ(d.message, "subset ends at N in dimension 0 of \"A\", 1 past its last index -1 + N");
+}
+
+TEST(Validate, SubsetProvablyBeforeTheStart) {
+  Json j = small();
+  memlet(j, 0)["subset"]["ranges"][0]["start"] = "-2";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/0/attributes/data/attributes/subset/ranges/0/start");
+  EXPECT_EQ(d.message, "subset starts at -2 in dimension 0 of \"A\", before its first element");
+}
+
+TEST(Validate, SubsetThatMightFitIsAccepted) {
+  Json j = small();
+  // i + 1 may or may not be in bounds: not provably wrong, so not an error (DaCe accepts it).
+  memlet(j, 1)["subset"]["ranges"][0]["start"] = "1 + $i";
+  memlet(j, 1)["subset"]["ranges"][0]["end"] = "1 + $i";
+  EXPECT_TRUE(problems(j).empty());
+}
+
+TEST(Validate, SubsetWithWrongDimensionCount) {
+  Json j = small();
+  memlet(j, 1)["subset"]["ranges"].push_back(memlet(j, 1)["subset"]["ranges"][0]);
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/1/attributes/data/attributes/subset");
+  EXPECT_EQ(d.message, "subset has 2 dimensions but \"A\" has 1");
+}
+
+TEST(Validate, ConnectorWithoutEdge) {
+  Json j = small();
+  state0(j)["nodes"][2]["attributes"]["in_connectors"]["unused"] = nullptr;
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/2/attributes/in_connectors/unused");
+  EXPECT_EQ(d.message, "input connector \"unused\" of \"t\" has no incoming edge");
+}
+
+TEST(Validate, OutputConnectorWithoutEdge) {
+  Json j = small();
+  state0(j)["nodes"][2]["attributes"]["out_connectors"]["extra"] = nullptr;
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/2/attributes/out_connectors/extra");
+  EXPECT_EQ(d.message, "output connector \"extra\" of \"t\" has no outgoing edge");
+}
+
+TEST(Validate, EdgeToUndeclaredConnector) {
+  Json j = small();
+  state0(j)["edges"][1]["dst_connector"] = "q";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 2u);  // the edge's connector, and the now-unconnected "a"
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/dst_connector");
+  EXPECT_EQ(ds[0].message, "edge enters connector \"q\", which node 2 (\"t\") does not declare");
+  EXPECT_EQ(ds[1].pointer, "/nodes/0/nodes/2/attributes/in_connectors/a");
+}
+
+TEST(Validate, EdgeWithoutConnectorIntoTasklet) {
+  Json j = small();
+  state0(j)["edges"][1]["dst_connector"] = nullptr;
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/dst_connector");
+  EXPECT_EQ(ds[0].message, "edge enters tasklet \"t\" without a connector");
+}
+
+TEST(Validate, MapExitWithoutEntry) {
+  Json j = small();
+  state0(j)["nodes"][1]["scope_entry"] = "3";
+  auto ds = problems(j);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/nodes/1/scope_entry");
+  EXPECT_EQ(ds[0].message, "map exit \"m\" has no matching map entry");
+}
+
+TEST(Validate, MapEntryWithoutExit) {
+  Json j = small();
+  state0(j)["nodes"][0]["scope_exit"] = "2";
+  auto ds = problems(j);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/nodes/0/scope_exit");
+  EXPECT_EQ(ds[0].message, "map entry \"m\" has no matching map exit");
+}
+
+TEST(Validate, CycleInsideAState) {
+  Json j = small();
+  Json back = state0(j)["edges"][3];
+  back["src"] = "4";
+  back["dst"] = "3";
+  back["src_connector"] = nullptr;
+  back["dst_connector"] = nullptr;
+  state0(j)["edges"].push_back(back);
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/0");
+  EXPECT_EQ(d.message, "state \"s0\" has a cycle through node 0 (\"m\"); dataflow inside a state must be acyclic");
+}
+
+TEST(Validate, InterstateEdgeToMissingBlock) {
+  Json j = small();
+  j["edges"][1]["dst"] = "9";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/edges/1/dst");
+  EXPECT_EQ(d.message, "interstate edge leads to block 9, which does not exist (the region has 3 blocks)");
+}
+
+TEST(Validate, StartBlockMissing) {
+  Json j = small();
+  j["start_block"] = 7;
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/start_block");
+  EXPECT_EQ(d.message, "start block 7 does not exist; the region has 3 blocks");
+}
+
+TEST(Validate, TwoDataContainersWithOneName) {
+  // JSON parsers merge duplicate keys silently; sdfc reports them.
+  std::string text = slurp(data_path("small.sdfg"));
+  auto pos = text.find("\"B\":{\"type\":\"Array\"");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 3, "\"A\"");
+  auto ds = problems(text);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/A");
+  EXPECT_EQ(ds[0].message, "two data containers are named \"A\"; rename one of them");
+}
+
+TEST(Validate, ElseBranchMustBeLast) {
+  Json j = small();
+  auto& br = j["nodes"][2]["branches"];
+  std::swap(br[0], br[1]);
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/2/branches/0/0");
+  EXPECT_EQ(d.message, "an else branch (null condition) must be the last branch of a conditional");
+}
+
+TEST(Validate, NegativeExtent) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "-3";
+  auto ds = problems(j);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/A/attributes/shape/0");
+  EXPECT_EQ(ds[0].message, "data \"A\" has a negative extent -3 in dimension 0");
+}
+
+TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
+  Json j = small();
+  state0(j)["nodes"][4]["attributes"]["data"] = "C";
+  j["edges"][1]["dst"] = "9";
+  EXPECT_EQ(problems(j).size(), 2u);
+}
