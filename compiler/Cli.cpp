@@ -4,11 +4,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "compiler/Compile.h"
+#include "compiler/Run.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/JsonReader.h"
@@ -32,6 +36,8 @@ commands:
   validate FILE...     check SDFG files; one diagnostic per problem on stderr
   print FILE           print the SDFG as readable text
   convert IN OUT       read IN and write it as DaCe JSON to OUT (.sdfgz: gzip)
+  compile FILE -o LIB  compile an SDFG into a shared library with DaCe's C ABI
+  run FILE --inputs J  compile (cached), call once with the inputs in J, print the arrays
   help [COMMAND]       show help for a command
 
 options:
@@ -56,6 +62,40 @@ const char* kPrintHelp = R"(usage: sdfc print FILE
 Prints the SDFG in FILE as indented text: symbols, data containers, control flow, and for each
 state its nodes ([id] kind ...) and edges (src:connector -> dst:connector  data[subset]).
 Exit code 1 (with diagnostics) when FILE is invalid.
+)";
+
+const char* kOptionsHelp = R"(
+compile options (also for run):
+  --target cpu|cuda|hip   code to generate (default cpu; cuda and hip are not implemented yet)
+  --gpu-arch ARCH         GPU architecture (default sm_90 for cuda, gfx90a for hip)
+  --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
+  --gpu-streams N         GPU streams (N >= 0; ignored on the cpu)
+  --no-cache              always build; do not use or fill the build cache ($SDFC_CACHE_DIR)
+)";
+
+const char* kCompileHelp = R"(usage: sdfc compile FILE -o LIB.so [options]
+       sdfc compile FILE --emit-source DIR [options]
+
+Compiles an SDFG into a shared library exporting DaCe's C ABI (__dace_init_<name>,
+__program_<name>, __dace_exit_<name>, the external-memory pair) and sdfc's __sdfc_ hooks.
+Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/sdfc).
+
+  -o LIB.so               where to write the library (written atomically)
+  --emit-source DIR       also write the generated sources and a C header into DIR (without -o:
+                          stop before any compiler runs)
+  --print-after=NAME      print the IR after pass NAME (or "all")
+  --time-passes           print the time of each stage and pass on stderr
+  --stats                 print counts of what was compiled on stderr
+)";
+
+const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
+
+Compiles FILE (cached), binds the program's arguments by name from INPUTS.json (the corpus
+format: "symbols", "scalars", "arrays" with dtype, shape and data), calls the program once and
+writes every array argument as {"arrays": {name: {"dtype", "shape", "data"}}} to OUT.json (default:
+standard output). Entries the program does not take are ignored; numbers convert when the
+conversion is exact. A missing or mistyped argument is an error and the program is not called.
+External workspaces are allocated by run itself.
 )";
 
 const char* kConvertHelp = R"(usage: sdfc convert IN OUT [--indent N]
@@ -112,6 +152,175 @@ bool write_atomically(const std::string& path, const std::string& bytes, bool gz
     return false;
   }
   return true;
+}
+
+/// Parses one compile option at args[i]; returns false when args[i] is not one. Throws UsageError.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options& o) {
+  auto value = [&](const std::string& flag) -> std::string {
+    const std::string& a = args[i];
+    if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
+    if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", flag));
+    return args[++i];
+  };
+  auto is = [&](const std::string& flag) { return args[i] == flag || args[i].rfind(flag + "=", 0) == 0; };
+  if (is("--target")) {
+    o.target = value("--target");
+    if (o.target != "cpu" && o.target != "cuda" && o.target != "hip")
+      throw UsageError(fmt::format("--target must be cpu, cuda or hip, not '{}'", o.target));
+  } else if (is("--gpu-arch")) {
+    o.gpu_arch = value("--gpu-arch");
+  } else if (is("--transients")) {
+    o.transients = value("--transients");
+    if (o.transients != "scoped" && o.transients != "persistent" && o.transients != "pool" && o.transients != "external")
+      throw UsageError(fmt::format("--transients must be scoped, persistent, pool or external, not '{}'", o.transients));
+  } else if (is("--gpu-streams")) {
+    std::string v = value("--gpu-streams");
+    char* end = nullptr;
+    long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || n > 1024) throw UsageError(fmt::format("--gpu-streams needs a whole number, not '{}'", v));
+    if (n < 0) throw UsageError(fmt::format("--gpu-streams must be 0 or more, not {}", n));
+    o.gpu_streams = static_cast<int>(n);
+  } else if (args[i] == "--no-cache") {
+    o.use_cache = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+CompileOptions to_compile(const Options& o) {
+  CompileOptions c;
+  c.target = o.target == "cuda" ? Target::CUDA : o.target == "hip" ? Target::HIP : Target::CPU;
+  c.gpu_arch = o.gpu_arch;
+  c.transients = o.transients == "scoped"       ? TransientMode::Scoped
+                 : o.transients == "persistent" ? TransientMode::Persistent
+                 : o.transients == "pool"       ? TransientMode::Pool
+                 : o.transients == "external"   ? TransientMode::External
+                                                : TransientMode::AsDeclared;
+  c.gpu_streams = o.gpu_streams;
+  return c;
+}
+
+int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options opts;
+  std::string file, output, emit_dir, print_after;
+  bool time_passes = false, stats = false;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (is_help(a)) {
+        out << kCompileHelp << kOptionsHelp;
+        return kOk;
+      }
+      if (parse_option(args, i, opts)) continue;
+      if (a == "-o") {
+        if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
+        output = args[++i];
+      } else if (a == "--emit-source" || a.rfind("--emit-source=", 0) == 0) {
+        if (a == "--emit-source") {
+          if (i + 1 >= args.size()) throw UsageError("--emit-source needs a directory");
+          emit_dir = args[++i];
+        } else {
+          emit_dir = a.substr(14);
+        }
+      } else if (a.rfind("--print-after=", 0) == 0 || a == "--print-after") {
+        print_after = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
+        bool known = print_after == "all";
+        for (auto& n : pass_names()) known |= n == print_after;
+        if (!known) throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after, fmt::join(pass_names(), ", ")));
+      } else if (a == "--time-passes") {
+        time_passes = true;
+      } else if (a == "--stats") {
+        stats = true;
+      } else if (a.size() > 1 && a[0] == '-') {
+        throw UsageError(fmt::format("unknown option '{}'", a));
+      } else if (file.empty()) {
+        file = a;
+      } else {
+        throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+      }
+    }
+    if (file.empty()) throw UsageError("no input file");
+    if (output.empty() && emit_dir.empty()) throw UsageError("nothing to do: give -o LIB.so and/or --emit-source DIR");
+  } catch (const UsageError& e) {
+    err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << kOptionsHelp;
+    return kUsage;
+  }
+  CompileOptions co = to_compile(opts);
+  auto clock = [] { return std::chrono::steady_clock::now(); };
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  try {
+    auto t0 = clock();
+    auto sdfg = load_sdfg_file(file);
+    auto t1 = clock();
+    PipelineHooks hooks;
+    hooks.print_after = print_after;
+    hooks.print_to = &out;
+    hooks.time_passes = time_passes;
+    hooks.time_to = &err;
+    if (time_passes) err << fmt::format("load+validate {:16.3f} ms\n", ms(t0, t1));
+    if (co.target == Target::CPU && opts.gpu_streams > 0)
+      err << "sdfc compile: note: --gpu-streams is ignored for --target cpu\n";
+    auto program = generate_program(*sdfg, co, file, hooks);
+    auto t2 = clock();
+    if (time_passes) err << fmt::format("passes+codegen {:15.3f} ms\n", ms(t1, t2));
+    if (!emit_dir.empty()) emit_sources(program, emit_dir);
+    if (stats) {
+      std::size_t lines = 0;
+      for (auto& f : program.files) lines += static_cast<std::size_t>(std::count(f.text.begin(), f.text.end(), '\n'));
+      err << fmt::format("program {}: {} generated lines in {} file(s)\n", program.name, lines, program.files.size());
+    }
+    if (output.empty()) return kOk;
+    auto built = build_program(program, co, opts.use_cache);
+    auto t3 = clock();
+    if (time_passes) err << fmt::format("build ({}) {:>14.3f} ms\n", built.cache_hit ? "cache hit" : "compiled", ms(t2, t3));
+    if (stats) err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled", built.cache_key.substr(0, 16));
+    install_library(built.library_path, output);
+    return kOk;
+  } catch (const InvalidInput& e) {
+    report(err, e.diagnostics());
+  } catch (const UserError& e) {
+    err << e.diagnostic().str() << "\n";
+  }
+  return kInvalid;
+}
+
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  RunRequest req;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (is_help(a)) {
+        out << kRunHelp << kOptionsHelp;
+        return kOk;
+      }
+      if (parse_option(args, i, req.options)) continue;
+      if (a == "--inputs" || a == "--output") {
+        if (i + 1 >= args.size()) throw UsageError(a + " needs a file name");
+        (a == "--inputs" ? req.inputs_path : req.output_path) = args[++i];
+      } else if (a.rfind("--inputs=", 0) == 0) {
+        req.inputs_path = a.substr(9);
+      } else if (a.rfind("--output=", 0) == 0) {
+        req.output_path = a.substr(9);
+      } else if (a.size() > 1 && a[0] == '-') {
+        throw UsageError(fmt::format("unknown option '{}'", a));
+      } else if (req.sdfg_path.empty()) {
+        req.sdfg_path = a;
+      } else {
+        throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+      }
+    }
+    if (req.sdfg_path.empty()) throw UsageError("no input file");
+    if (req.inputs_path.empty()) throw UsageError("--inputs INPUTS.json is required");
+  } catch (const UsageError& e) {
+    err << "sdfc run: " << e.what() << "\n" << kRunHelp << kOptionsHelp;
+    return kUsage;
+  }
+  return run_program(req, out, err);
 }
 
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -216,6 +425,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else if (rest[0] == "validate") out << kValidateHelp;
       else if (rest[0] == "print") out << kPrintHelp;
       else if (rest[0] == "convert") out << kConvertHelp;
+      else if (rest[0] == "compile") out << kCompileHelp << kOptionsHelp;
+      else if (rest[0] == "run") out << kRunHelp << kOptionsHelp;
       else {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;
@@ -225,6 +436,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (cmd == "validate") return cmd_validate(rest, out, err);
     if (cmd == "print") return cmd_print(rest, out, err);
     if (cmd == "convert") return cmd_convert(rest, out, err);
+    if (cmd == "compile") return cmd_compile(rest, out, err);
+    if (cmd == "run") return cmd_run(rest, out, err);
   } catch (const std::exception& e) {
     err << "sdfc: " << e.what() << "\n";
     return kInvalid;

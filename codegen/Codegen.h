@@ -1,0 +1,31 @@
+/// \file
+/// Code generation: prints an SDFG, after the pass pipeline, as C++ (CPU) source with DaCe's C
+/// ABI and sdfc's `__sdfc_` hooks. The generator prints what the IR says (schedules, lifetimes,
+/// storage decided by passes); it makes no synchronization or allocation decisions of its own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/SDFG.h"
+#include "passes/Options.h"
+
+namespace sdfc {
+
+struct GeneratedFile {
+  std::string name;  ///< e.g. "heat.cpp"
+  std::string text;
+};
+
+struct GeneratedProgram {
+  std::string name;                  ///< the SDFG name (a C identifier)
+  std::vector<GeneratedFile> files;  ///< sources to compile
+  std::string header;                ///< a C header declaring the exported entry points
+  std::string info_json;             ///< what `__sdfc_program_info()` returns
+};
+
+/// Generates the program. `file` (the input file name) is used in error messages. Throws
+/// UserError for constructs the code generator does not support, naming them and their pointer.
+GeneratedProgram generate(const SDFG& sdfg, const CompileOptions& options, const std::string& file = "<input>");
+
+}  // namespace sdfc

@@ -1,0 +1,1059 @@
+// The C++ (CPU) code generator: the frame (state struct, DaCe's entry points, sdfc's hooks), control
+// flow, maps, tasklets, copies and nested SDFGs. See Codegen.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "codegen/CodeWriter.h"
+#include "codegen/Codegen.h"
+#include "codegen/PythonTasklet.h"
+#include "ir/Diagnostic.h"
+#include "ir/Dump.h"
+#include "ir/Signature.h"
+
+#ifndef SDFC_VERSION
+#define SDFC_VERSION "0.0.0"
+#endif
+
+namespace sdfc {
+namespace {
+
+std::string ctype(DType t) { return std::string(dtype_ctype(t)); }
+
+/// Splits a Python assignment statement `lhs = rhs` (not `==`, `<=`, ...).
+bool split_assignment(const std::string& code, std::string& lhs, std::string& rhs) {
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (code[i] != '=') continue;
+    char prev = i ? code[i - 1] : ' ';
+    char next = i + 1 < code.size() ? code[i + 1] : ' ';
+    if (next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!') continue;
+    lhs = code.substr(0, i);
+    rhs = code.substr(i + 1);
+    auto trim = [](std::string& s) {
+      s.erase(0, s.find_first_not_of(" \t\n"));
+      s.erase(s.find_last_not_of(" \t\n") + 1);
+    };
+    trim(lhs);
+    trim(rhs);
+    return !lhs.empty() && !rhs.empty();
+  }
+  return false;
+}
+
+/// Write-conflict resolution, classified from DaCe's lambda text `(lambda a, b: (a + b))`.
+struct Wcr {
+  enum Kind { Sum, Product, Min, Max, General } kind = General;
+  std::string a, b;
+  Expr body;
+};
+
+std::optional<Wcr> parse_wcr(std::string text) {
+  auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t") + 1);
+    return s;
+  };
+  text = trim(text);
+  while (text.size() > 2 && text.front() == '(' && text.back() == ')') text = trim(text.substr(1, text.size() - 2));
+  if (text.rfind("lambda", 0) != 0) return std::nullopt;
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string params = text.substr(6, colon - 6);
+  auto comma = params.find(',');
+  if (comma == std::string::npos) return std::nullopt;
+  Wcr w;
+  w.a = trim(params.substr(0, comma));
+  w.b = trim(params.substr(comma + 1));
+  try {
+    w.body = parse_expr(text.substr(colon + 1));
+  } catch (const ExprSyntaxError&) {
+    return std::nullopt;
+  }
+  const ExprNode& e = *w.body;
+  auto is_ab = [&](const std::vector<Expr>& args) {
+    if (args.size() != 2 || args[0]->kind != ExprKind::Symbol || args[1]->kind != ExprKind::Symbol) return false;
+    return (args[0]->name == w.a && args[1]->name == w.b) || (args[0]->name == w.b && args[1]->name == w.a);
+  };
+  if (e.kind == ExprKind::Binary && is_ab(e.args)) {
+    if (e.op == static_cast<int>(BinOp::Add)) w.kind = Wcr::Sum;
+    if (e.op == static_cast<int>(BinOp::Mul)) w.kind = Wcr::Product;
+  }
+  if (e.kind == ExprKind::Call && is_ab(e.args)) {
+    if (e.name == "max" || e.name == "Max") w.kind = Wcr::Max;
+    if (e.name == "min" || e.name == "Min") w.kind = Wcr::Min;
+  }
+  return w;
+}
+
+/// How generated code reaches a container: through a pointer variable, or as a local value.
+enum class Access { Pointer, Value };
+
+/// Emission context of one SDFG function body (the program itself, or a nested SDFG).
+struct Ctx {
+  const SDFG* sdfg = nullptr;
+  std::string ptr;  ///< JSON pointer of this SDFG in the input file
+  bool root = false;
+  std::map<std::string, Access> access;
+  std::set<std::string> declared_symbols;
+  std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
+  std::map<std::string, const Block*> state_local;                 ///< deferred allocation: transient -> state
+  int labels = 0;
+  bool exit_used = false;
+};
+
+class Generator {
+ public:
+  Generator(const SDFG& sdfg, const CompileOptions& options, std::string file)
+      : root_(sdfg), options_(options), file_(std::move(file)), name_(sdfg.name) {}
+
+  GeneratedProgram run();
+
+ private:
+  const SDFG& root_;
+  const CompileOptions& options_;
+  std::string file_;
+  std::string name_;
+  std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
+  std::vector<std::string> functions_;   // nested SDFG functions
+  int nested_counter_ = 0;
+
+  [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const {
+    throw UserError(Diagnostic{file_, ptr, 0, 0, what});
+  }
+  std::string state_type() const { return name_ + "_state_t"; }
+
+  // ---- expressions ----------------------------------------------------------------------------
+
+  std::string sym(const Expr& e) const { return print_cpp(simplify(e)); }
+
+  /// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
+  std::string element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const {
+    auto it = c.access.find(d);
+    if (it != c.access.end() && it->second == Access::Value) return ident(d);
+    const DataDesc* desc = c.sdfg->find_data(d);
+    if (!desc) unsupported(ptr, fmt::format("unknown data \"{}\"", d));
+    if (desc->kind == DataKind::Scalar) return ident(d) + "[0]";
+    if (idx.size() != desc->shape.size())
+      unsupported(ptr, fmt::format("subset of \"{}\" has {} dimensions, the data has {}", d, idx.size(), desc->shape.size()));
+    Expr lin = make_int(0);
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      lin = make_binary(BinOp::Add, lin,
+                        make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
+    return fmt::format("{}[{}]", ident(d), sym(lin));
+  }
+  std::string address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const {
+    return "&" + element(c, d, idx, ptr);
+  }
+  static std::vector<Expr> starts(const Range& r) {
+    std::vector<Expr> s;
+    for (auto& d : r) s.push_back(d.start);
+    return s;
+  }
+  static bool single_element(const Range& r) {
+    for (auto& d : r)
+      if (!equal(simplify(d.start), simplify(d.end))) return false;
+    return true;
+  }
+
+  /// Python code in interstate edges and loop statements, as C++: data containers become element
+  /// accesses, `//`, `%` and `**` keep Python semantics.
+  std::string code_expr(const Ctx& c, const std::string& text, const std::string& ptr) const {
+    Expr e;
+    try {
+      e = parse_expr(text);
+    } catch (const ExprSyntaxError& err) {
+      unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
+    }
+    std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
+      if (x->kind == ExprKind::Subscript && c.sdfg->find_data(x->name)) {
+        std::vector<Expr> idx;
+        for (auto& a : x->args) idx.push_back(rewrite(a));
+        return make_symbol(element(c, x->name, idx, ptr));
+      }
+      if (x->kind == ExprKind::Symbol && c.sdfg->find_data(x->name)) {
+        const DataDesc* d = c.sdfg->find_data(x->name);
+        std::vector<Expr> zeros(d->shape.size(), make_int(0));
+        return make_symbol(element(c, x->name, zeros, ptr));
+      }
+      if (x->kind == ExprKind::Symbol) return make_symbol(ident(x->name));
+      if (x->args.empty()) return x;
+      ExprNode n = *x;
+      for (auto& a : n.args) a = rewrite(a);
+      return make_node(std::move(n));
+    };
+    return print_cpp(rewrite(e));
+  }
+
+  std::string assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
+    std::string lhs, rhs;
+    if (!split_assignment(code, lhs, rhs)) unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
+    if (!is_identifier(lhs) && !c.sdfg->find_data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
+    return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
+  }
+
+  // ---- SDFG bodies ----------------------------------------------------------------------------
+
+  /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
+  void classify_transients(Ctx& c) {
+    std::map<std::string, std::set<std::pair<const Block*, int>>> scopes;
+    std::map<std::string, std::set<const Block*>> states;
+    std::function<void(const Block&)> walk = [&](const Block& b) {
+      if (b.kind == BlockKind::State) {
+        for (auto& n : b.nodes)
+          if (n->kind == NodeKind::Access) {
+            scopes[n->data].insert({&b, n->scope_entry});
+            states[n->data].insert(&b);
+          }
+      }
+      for (auto& x : b.blocks) walk(*x);
+      for (auto& [cond, body] : b.branches) walk(*body);
+    };
+    walk(c.sdfg->root);
+    auto assigned = assigned_symbols(*c.sdfg);
+    for (auto& [name, d] : c.sdfg->arrays) {
+      if (!d.transient || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External ||
+          d.lifetime == Lifetime::Global)
+        continue;
+      auto& sc = scopes[name];
+      if (sc.size() == 1 && sc.begin()->second >= 0) {
+        c.scope_local[name] = *sc.begin();
+        continue;
+      }
+      std::set<std::string> used;
+      for (auto& s : d.shape) free_symbols(s, used);
+      bool late = false;
+      for (auto& a : assigned) late |= used.count(a) > 0;
+      if (late) {
+        if (states[name].size() != 1)
+          unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
+                      fmt::format("transient \"{}\" has a size that depends on a symbol assigned during the program and "
+                                  "is used in several states; sdfc cannot place its allocation",
+                                  name));
+        c.state_local[name] = *states[name].begin();
+      }
+    }
+  }
+
+  std::string alloc_line(const std::string& name, const DataDesc& d) const {
+    return fmt::format("{}* {} = new {}[static_cast<std::size_t>({})];", ctype(d.dtype), ident(name), ctype(d.dtype),
+                       sym(d.total_size));
+  }
+
+  void emit_sdfg_body(Ctx& c, CodeWriter& w) {
+    classify_transients(c);
+    for (auto& s : assigned_symbols(*c.sdfg)) {
+      if (c.declared_symbols.count(s)) continue;
+      auto t = c.sdfg->symbol_type(s);
+      w.line(fmt::format("{} {} = 0;  // symbol assigned by the program", t ? ctype(*t) : "int64_t", ident(s)));
+      c.declared_symbols.insert(s);
+    }
+    std::vector<std::string> frees;
+    for (auto& [name, d] : c.sdfg->arrays) {
+      if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
+      std::string dp = c.ptr + "/attributes/_arrays/" + pointer_token(name);
+      if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
+        if (!c.root)
+          unsupported(dp + "/attributes/lifetime", fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
+                                                               "move it to the top-level SDFG",
+                                                               to_string(d.lifetime), name));
+        w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name), to_string(d.lifetime)));
+        continue;
+      }
+      if (d.kind == DataKind::Scalar) {
+        w.line(fmt::format("{} {} = {}();  // transient scalar", ctype(d.dtype), ident(name), ctype(d.dtype)));
+        c.access[name] = Access::Value;
+        continue;
+      }
+      w.line(alloc_line(name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
+      frees.push_back(name);
+    }
+    emit_region(c, c.sdfg->root, c.ptr, w);
+    if (c.exit_used) w.line("__exit:;");
+    for (auto& f : frees) w.line(fmt::format("delete[] {};", ident(f)));
+  }
+
+  // ---- control flow ---------------------------------------------------------------------------
+
+  void emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWriter& w) {
+    int n = static_cast<int>(r.blocks.size());
+    if (n == 0) return;
+    std::vector<std::vector<const InterstateEdge*>> out(static_cast<std::size_t>(n));
+    std::vector<int> indeg(static_cast<std::size_t>(n), 0);
+    for (auto& e : r.cf_edges) {
+      out[static_cast<std::size_t>(e.src)].push_back(&e);
+      indeg[static_cast<std::size_t>(e.dst)]++;
+    }
+    int start = r.start_block;
+    if (start < 0) {
+      start = 0;
+      for (int i = 0; i < n; ++i)
+        if (indeg[static_cast<std::size_t>(i)] == 0) {
+          start = i;
+          break;
+        }
+    }
+    // Emission order: depth-first from the start block, following the first successor, so that
+    // chains print in order without labels.
+    std::vector<int> order;
+    std::vector<bool> seen(static_cast<std::size_t>(n), false);
+    std::vector<int> stack{start};
+    while (!stack.empty()) {
+      int b = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(b)]) continue;
+      seen[static_cast<std::size_t>(b)] = true;
+      order.push_back(b);
+      auto& os = out[static_cast<std::size_t>(b)];
+      for (auto it = os.rbegin(); it != os.rend(); ++it)
+        if (!seen[static_cast<std::size_t>((*it)->dst)]) stack.push_back((*it)->dst);
+    }
+    int region_id = c.labels++;
+    auto label = [&](int b) { return fmt::format("__r{}_b{}", region_id, b); };
+    std::vector<int> position(static_cast<std::size_t>(n), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+    // A block falls through from its predecessor in the order when that predecessor's only edge
+    // is an unconditional one to it.
+    auto falls_through = [&](int from, int to) {
+      auto& os = out[static_cast<std::size_t>(from)];
+      return os.size() == 1 && os[0]->unconditional() && os[0]->dst == to &&
+             position[static_cast<std::size_t>(to)] == position[static_cast<std::size_t>(from)] + 1;
+    };
+    std::set<int> needs_label;
+    for (auto& e : r.cf_edges)
+      if (!falls_through(e.src, e.dst)) needs_label.insert(e.dst);
+    bool end_used = false;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      int b = order[i];
+      const Block& blk = *r.blocks[static_cast<std::size_t>(b)];
+      if (needs_label.count(b)) w.line(label(b) + ":;");
+      emit_block(c, blk, ptr + "/nodes/" + std::to_string(b), w);
+      auto& os = out[static_cast<std::size_t>(b)];
+      bool last = i + 1 == order.size();
+      if (os.size() == 1 && falls_through(b, os[0]->dst)) {
+        emit_assignments(c, *os[0], ptr, w);
+        continue;
+      }
+      bool unconditional_seen = false;
+      for (auto* e : os) {
+        std::size_t ei = static_cast<std::size_t>(e - r.cf_edges.data());
+        std::string ep = ptr + "/edges/" + std::to_string(ei);
+        if (e->unconditional()) {
+          w.open("");
+          emit_assignments(c, *e, ptr, w);
+          w.line(fmt::format("goto {};", label(e->dst)));
+          w.close();
+          unconditional_seen = true;
+          break;
+        }
+        w.open(fmt::format("if ({})", code_expr(c, e->condition.code, ep + "/attributes/data/attributes/condition")));
+        emit_assignments(c, *e, ptr, w);
+        w.line(fmt::format("goto {};", label(e->dst)));
+        w.close();
+      }
+      if (!unconditional_seen && !last) {
+        w.line(fmt::format("goto __r{}_end;", region_id));
+        end_used = true;
+      }
+    }
+    if (end_used) w.line(fmt::format("__r{}_end:;", region_id));
+  }
+
+  void emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w) {
+    for (auto& [k, v] : e.assignments)
+      w.line(fmt::format("{} = {};", ident(k), code_expr(c, v, region_ptr + "/edges")));
+  }
+
+  void emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWriter& w) {
+    switch (b.kind) {
+      case BlockKind::State: {
+        w.open("");
+        w.line(fmt::format("// state \"{}\" ({})", b.label, ptr));
+        std::vector<std::string> frees;
+        for (auto& [name, st] : c.state_local)
+          if (st == &b) {
+            w.line(alloc_line(name, *c.sdfg->find_data(name)) + "  // transient, allocated where its size is known");
+            frees.push_back(name);
+          }
+        emit_scope(c, b, ptr, -1, w, false);
+        for (auto& f : frees) w.line(fmt::format("delete[] {};", ident(f)));
+        w.close();
+        break;
+      }
+      case BlockKind::Region:
+        w.line(fmt::format("// region \"{}\" ({})", b.label, ptr));
+        emit_region(c, b, ptr, w);
+        break;
+      case BlockKind::Loop: {
+        std::string ap = ptr + "/attributes";
+        std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
+        std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition");
+        std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
+        if (!update.empty()) update.pop_back();  // no ';' in a for header
+        w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
+        if (!b.inverted) {
+          w.open(fmt::format("for ({} {}; {})", init.empty() ? ";" : init, cond, update));
+          emit_region(c, b, ptr, w);
+          w.close();
+        } else {
+          if (!init.empty()) w.line(init);
+          w.open("do");
+          emit_region(c, b, ptr, w);
+          if (!update.empty()) w.line(update + ";");
+          w.close(fmt::format(" while ({});", cond));
+        }
+        break;
+      }
+      case BlockKind::Conditional: {
+        w.line(fmt::format("// conditional \"{}\" ({})", b.label, ptr));
+        for (std::size_t i = 0; i < b.branches.size(); ++i) {
+          auto& [cond, body] = b.branches[i];
+          std::string bp = ptr + "/branches/" + std::to_string(i);
+          if (cond) {
+            std::string head = fmt::format("if ({})", code_expr(c, cond->code, bp + "/0"));
+            w.open(i == 0 ? head : "else " + head);
+          } else {
+            w.open("else");
+          }
+          emit_region(c, *body, bp + "/1", w);
+          w.close();
+        }
+        break;
+      }
+      case BlockKind::Break: w.line("break;"); break;
+      case BlockKind::Continue: w.line("continue;"); break;
+      case BlockKind::Return:
+        w.line("goto __exit;  // return block");
+        c.exit_used = true;
+        break;
+    }
+  }
+
+  // ---- dataflow -------------------------------------------------------------------------------
+
+  /// The node that represents `v` among the direct children of `scope` (-1 = none).
+  static int representative(const Block& st, int v, int scope) {
+    if (st.node(v).kind == NodeKind::MapExit) v = st.node(v).scope_entry;
+    while (v >= 0 && st.node(v).scope_entry != scope) v = st.node(v).scope_entry;
+    return v;
+  }
+
+  void emit_scope(Ctx& c, const Block& st, const std::string& ptr, int scope, CodeWriter& w, bool parallel) {
+    // Transients that live only in this scope are declared here.
+    for (auto& [name, where] : c.scope_local) {
+      if (where.first != &st || where.second != scope) continue;
+      const DataDesc& d = *c.sdfg->find_data(name);
+      if (d.kind == DataKind::Scalar || as_constant(d.total_size) == 1) {
+        w.line(fmt::format("{} {};  // transient local to the scope", ctype(d.dtype), ident(name)));
+        c.access[name] = Access::Value;
+      } else {
+        auto size = as_constant(d.total_size);
+        if (!size)
+          unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
+                      fmt::format("transient \"{}\" inside a map scope needs a constant size", name));
+        w.line(fmt::format("{} {}[{}];  // transient local to the scope", ctype(d.dtype), ident(name), *size));
+      }
+    }
+    std::vector<int> members;
+    for (int i = 0; i < static_cast<int>(st.nodes.size()); ++i) {
+      const Node& n = st.node(i);
+      if (n.kind != NodeKind::MapExit && n.scope_entry == scope) members.push_back(i);
+    }
+    // Topological order among the members (smallest id first among ready nodes).
+    std::map<int, std::set<int>> succ;
+    std::map<int, int> indeg;
+    for (int m : members) indeg[m] = 0;
+    for (auto& e : st.edges) {
+      int a = representative(st, e.src, scope), b = representative(st, e.dst, scope);
+      if (a < 0 || b < 0 || a == b || !indeg.count(a) || !indeg.count(b)) continue;
+      if (succ[a].insert(b).second) indeg[b]++;
+    }
+    std::set<int> ready;
+    for (auto& [m, d] : indeg)
+      if (d == 0) ready.insert(m);
+    while (!ready.empty()) {
+      int v = *ready.begin();
+      ready.erase(ready.begin());
+      emit_node(c, st, ptr, v, w, parallel);
+      for (int s : succ[v])
+        if (--indeg[s] == 0) ready.insert(s);
+    }
+  }
+
+  void emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
+    const Node& n = st.node(id);
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    switch (n.kind) {
+      case NodeKind::Access:
+        for (std::size_t i = 0; i < st.edges.size(); ++i) {
+          const DataEdge& e = st.edges[i];
+          if (e.src == id && st.node(e.dst).kind == NodeKind::Access && !e.memlet.data.empty())
+            emit_copy(c, st, e, ptr + "/edges/" + std::to_string(i), w);
+        }
+        break;
+      case NodeKind::MapEntry: emit_map(c, st, ptr, id, w, parallel); break;
+      case NodeKind::Tasklet: emit_tasklet(c, st, ptr, id, w, parallel); break;
+      case NodeKind::NestedSDFG: emit_nested(c, st, ptr, id, w); break;
+      case NodeKind::MapExit: break;
+    }
+    (void)np;
+  }
+
+  void emit_map(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
+    const Node& n = st.node(id);
+    const MapInfo& m = n.map;
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    if (is_gpu_schedule(m.schedule))
+      unsupported(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip "
+                                                           "(GPU code generation is not implemented yet)",
+                                                           m.label, to_string(m.schedule)));
+    w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
+    bool multicore = m.schedule == ScheduleType::CPU_Multicore;
+    if (multicore && !parallel) w.line("#pragma omp parallel for");
+    for (std::size_t k = 0; k < m.params.size(); ++k) {
+      const RangeDim& r = m.range[k];
+      auto step = as_constant(r.step);
+      std::string p = ident(m.params[k]);
+      std::string cmp = step && *step < 0 ? ">=" : "<=";
+      std::string inc = step == 1 ? "++" + p : fmt::format("{} += {}", p, sym(r.step));
+      w.open(fmt::format("for (int64_t {} = {}; {} {} {}; {})", p, sym(r.start), p, cmp, sym(r.end), inc));
+    }
+    emit_scope(c, st, ptr, id, w, parallel || multicore);
+    for (std::size_t k = 0; k < m.params.size(); ++k) w.close();
+  }
+
+  const DataEdge* in_edge(const Block& st, int id, const std::string& conn) const {
+    for (auto& e : st.edges)
+      if (e.dst == id && e.dst_conn && *e.dst_conn == conn) return &e;
+    return nullptr;
+  }
+  std::vector<const DataEdge*> out_edges(const Block& st, int id, const std::string& conn) const {
+    std::vector<const DataEdge*> r;
+    for (auto& e : st.edges)
+      if (e.src == id && e.src_conn && *e.src_conn == conn) r.push_back(&e);
+    return r;
+  }
+
+  /// Writes `value` into `target` (an element access) with the memlet's conflict resolution.
+  void emit_write(const std::string& target, const std::string& value, DType t, const Memlet& m, bool parallel,
+                  const std::string& ptr, CodeWriter& w) {
+    if (!m.wcr) {
+      w.line(fmt::format("{} = {};", target, value));
+      return;
+    }
+    auto wcr = parse_wcr(*m.wcr);
+    if (!wcr) unsupported(ptr + "/attributes/data/attributes/wcr", fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments", *m.wcr));
+    switch (wcr->kind) {
+      case Wcr::Sum:
+      case Wcr::Product:
+        if (parallel) w.line("#pragma omp atomic");
+        w.line(fmt::format("{} {}= {};", target, wcr->kind == Wcr::Sum ? "+" : "*", value));
+        return;
+      default: {
+        std::string body = print_cpp(wcr->body);
+        if (wcr->kind == Wcr::Min) body = fmt::format("sdfc::rt::min({}, {})", wcr->a, wcr->b);
+        if (wcr->kind == Wcr::Max) body = fmt::format("sdfc::rt::max({}, {})", wcr->a, wcr->b);
+        std::string lambda = fmt::format("[]({0} {1}, {0} {2}) -> {0} {{ return static_cast<{0}>({3}); }}", ctype(t),
+                                         ident(wcr->a), ident(wcr->b), body);
+        if (parallel) w.line(fmt::format("sdfc::rt::atomic_update(&{}, static_cast<{}>({}), {});", target, ctype(t), value, lambda));
+        else w.line(fmt::format("{0} = ({1})({0}, {2});", target, lambda, value));
+      }
+    }
+  }
+
+  void emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
+    const Node& n = st.node(id);
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    w.open("");
+    w.line(fmt::format("// tasklet {} ({})", n.label, np));
+    TaskletScope scope;
+    for (auto& [s, t] : c.sdfg->symbols) scope.symbols[s] = t;
+    for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
+    for (auto& in : n.in_connectors) {
+      const DataEdge* e = in_edge(st, id, in.name);
+      if (!e || e->memlet.data.empty()) continue;
+      DType t = in.dtype.value_or(c.sdfg->find_data(e->memlet.data)->dtype);
+      scope.inputs[in.name] = t;
+      const Range& r = *e->memlet.subset;
+      if (single_element(r) && !e->memlet.dynamic)
+        w.line(fmt::format("const {} {} = {};", ctype(t), ident(in.name), element(c, e->memlet.data, starts(r), np)));
+      else
+        w.line(fmt::format("const {}* {} = {};", ctype(t), ident(in.name), address(c, e->memlet.data, starts(r), np)));
+    }
+    std::vector<std::function<void()>> writes;
+    for (auto& out : n.out_connectors) {
+      auto es = out_edges(st, id, out.name);
+      if (es.empty() || es[0]->memlet.data.empty()) continue;
+      const DataEdge* e = es[0];
+      DType t = out.dtype.value_or(c.sdfg->find_data(e->memlet.data)->dtype);
+      scope.outputs[out.name] = t;
+      const Range& r = *e->memlet.subset;
+      if (!single_element(r)) {
+        w.line(fmt::format("{}* {} = {};", ctype(t), ident(out.name), address(c, e->memlet.data, starts(r), np)));
+        continue;
+      }
+      if (e->memlet.dynamic && !e->memlet.wcr) {
+        w.line(fmt::format("{}& {} = {};", ctype(t), ident(out.name), element(c, e->memlet.data, starts(r), np)));
+        continue;
+      }
+      w.line(fmt::format("{} {};", ctype(t), ident(out.name)));
+      for (std::size_t k = 0; k < es.size(); ++k) {
+        const DataEdge* ek = es[k];
+        std::size_t ei = static_cast<std::size_t>(ek - st.edges.data());
+        writes.push_back([=, &c, &w]() {
+          emit_write(element(c, ek->memlet.data, starts(*ek->memlet.subset), np), ident(out.name), t, ek->memlet, parallel,
+                     ptr + "/edges/" + std::to_string(ei), w);
+        });
+      }
+    }
+    if (n.code.language == Language::Python) {
+      w.lines(translate_python_tasklet(n.code.code, scope, file_, np));
+    } else {
+      w.lines(n.code.code);
+    }
+    if (!n.code_global.code.empty() &&
+        std::find(globals_.begin(), globals_.end(), n.code_global.code) == globals_.end())
+      globals_.push_back(n.code_global.code);
+    for (auto& f : writes) f();
+    w.close();
+  }
+
+  /// Parameters of the maps enclosing node `id`, innermost last.
+  static std::vector<std::string> enclosing_params(const Block& st, int id) {
+    std::vector<std::string> ps;
+    for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
+      for (auto& p : st.node(s).map.params) ps.push_back(p);
+    return ps;
+  }
+
+  static Expr extent(const RangeDim& d) {
+    Expr len = make_binary(BinOp::Add, make_binary(BinOp::Sub, d.end, d.start), make_int(1));
+    if (as_constant(d.step) != 1) len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))), d.step);
+    return simplify(len);
+  }
+
+  void emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::string& ep, CodeWriter& w) {
+    const std::string& src = st.node(e.src).data;
+    const std::string& dst = st.node(e.dst).data;
+    const Memlet& m = e.memlet;
+    const DataDesc* sd = c.sdfg->find_data(src);
+    const DataDesc* dd = c.sdfg->find_data(dst);
+    auto full = [](const DataDesc& d) {
+      Range r;
+      for (auto& s : d.shape) r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
+      return r;
+    };
+    bool data_is_src = m.data == src && (m.is_data_src || m.data != dst);
+    Range main = m.subset ? *m.subset : full(data_is_src ? *sd : *dd);
+    Range other = m.other_subset ? *m.other_subset : main;
+    Range rs = data_is_src ? main : other;
+    Range rd = data_is_src ? other : main;
+    // Pair the dimensions that move more than one element.
+    auto squeeze = [](const Range& r) {
+      std::vector<std::size_t> dims;
+      for (std::size_t k = 0; k < r.size(); ++k)
+        if (as_constant(extent(r[k])) != 1) dims.push_back(k);
+      return dims;
+    };
+    auto ds = squeeze(rs), dd_dims = squeeze(rd);
+    if (ds.size() != dd_dims.size())
+      unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet", src, dst, ds.size(), dd_dims.size()));
+    w.line(fmt::format("// copy {}[{}] -> {}[{}] ({})", src, range_str(rs), dst, range_str(rd), ep));
+    std::vector<Expr> is = starts(rs), id = starts(rd);
+    for (std::size_t k = 0; k < ds.size(); ++k) {
+      std::string v = fmt::format("__c{}", k);
+      w.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0})", v, sym(extent(rs[ds[k]]))));
+      Expr var = make_symbol(v);
+      is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
+      id[dd_dims[k]] = make_binary(BinOp::Add, rd[dd_dims[k]].start, make_binary(BinOp::Mul, var, rd[dd_dims[k]].step));
+    }
+    emit_write(element(c, dst, id, ep), element(c, src, is, ep), dd->dtype, m, false, ep, w);
+    for (std::size_t k = 0; k < ds.size(); ++k) w.close();
+  }
+
+  void emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+    const Node& n = st.node(id);
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    const SDFG& inner = *n.sdfg;
+    std::vector<std::string> conns;
+    for (auto& x : n.in_connectors) conns.push_back(x.name);
+    for (auto& x : n.out_connectors)
+      if (std::find(conns.begin(), conns.end(), x.name) == conns.end()) conns.push_back(x.name);
+    std::vector<std::string> params, args;
+    for (auto& cn : conns) {
+      const DataEdge* e = in_edge(st, id, cn);
+      if (!e) {
+        auto outs = out_edges(st, id, cn);
+        if (!outs.empty()) e = outs[0];
+      }
+      const DataDesc* idesc = inner.find_data(cn);
+      if (!e || !idesc || e->memlet.data.empty())
+        unsupported(np, fmt::format("connector \"{}\" of nested SDFG \"{}\" is not connected to data", cn, inner.name));
+      params.push_back(fmt::format("{}* __restrict__ {}", ctype(idesc->dtype), ident(cn)));
+      const Range& r = *e->memlet.subset;
+      args.push_back(address(c, e->memlet.data, starts(r), np));
+    }
+    std::map<std::string, Expr> mapping(n.symbol_mapping.begin(), n.symbol_mapping.end());
+    for (auto& s : free_symbols(inner)) {
+      auto t = inner.symbol_type(s).value_or(DType::Int32);
+      params.push_back(fmt::format("{} {}", ctype(t), ident(s)));
+      auto it = mapping.find(s);
+      if (it == mapping.end()) {
+        if (!c.sdfg->symbol_type(s))
+          unsupported(np + "/attributes/symbol_mapping", fmt::format("nested SDFG \"{}\" uses symbol \"{}\", which its symbol mapping does not define", inner.name, s));
+        args.push_back(ident(s));
+      } else {
+        args.push_back(sym(it->second));
+      }
+    }
+    std::string fname = fmt::format("nested_{}_{}", ident(inner.name), nested_counter_++);
+    Ctx ic;
+    ic.sdfg = &inner;
+    ic.ptr = np + "/attributes/sdfg";
+    for (auto& s : free_symbols(inner)) ic.declared_symbols.insert(s);
+    CodeWriter fw;
+    fw.line(fmt::format("// nested SDFG \"{}\" ({})", inner.name, np));
+    fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ", fmt::join(params, ", ")));
+    emit_sdfg_body(ic, fw);
+    fw.close();
+    functions_.push_back(fw.str());
+    w.line(fmt::format("// nested SDFG {} ({})", inner.name, np));
+    w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
+  }
+
+  // ---- the frame ------------------------------------------------------------------------------
+
+  std::string info_json(const Signature& sig, const std::vector<std::string>& external_storages) const {
+    Json j = Json::object();
+    j["name"] = name_;
+    j["target"] = to_string(options_.target);
+    j["sdfc_version"] = SDFC_VERSION;
+    Json args = Json::array();
+    for (auto& a : sig.args) {
+      Json x = Json::object();
+      x["name"] = a.name;
+      x["kind"] = a.kind == Argument::Kind::Array ? "array" : a.kind == Argument::Kind::Scalar ? "scalar" : "symbol";
+      x["dtype"] = std::string(to_string(a.dtype));
+      x["by_pointer"] = a.by_pointer;
+      if (a.desc) {
+        Json shape = Json::array();
+        for (auto& s : a.desc->shape) shape.push_back(print_expr(simplify(s)));
+        x["shape"] = shape;
+        x["storage"] = std::string(to_string(a.desc->storage));
+      }
+      args.push_back(x);
+    }
+    j["args"] = args;
+    j["init_symbols"] = sig.init_symbols;
+    j["external_storages"] = external_storages;
+    return j.dump();
+  }
+};
+
+GeneratedProgram Generator::run() {
+  if (!is_identifier(name_) || name_.rfind("__", 0) == 0)
+    unsupported("/attributes/name", fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
+                                                "DaCe requires for its entry points",
+                                                name_));
+  Signature sig = signature(root_);
+  std::string st = state_type();
+
+  // Persistent and External transients of the top-level SDFG live in the state struct.
+  std::vector<std::pair<std::string, const DataDesc*>> persistent, external;
+  for (auto& [n, d] : root_.arrays) {
+    if (!d.transient) continue;
+    if (d.lifetime == Lifetime::Persistent) persistent.emplace_back(n, &d);
+    if (d.lifetime == Lifetime::External) external.emplace_back(n, &d);
+    if (d.lifetime == Lifetime::Global)
+      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/lifetime", fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
+  }
+  for (auto& [n, d] : persistent) {
+    std::set<std::string> used;
+    free_symbols(d->total_size, used);
+    for (auto& s : used)
+      if (std::find(sig.init_symbols.begin(), sig.init_symbols.end(), s) == sig.init_symbols.end())
+        unsupported("/attributes/_arrays/" + pointer_token(n), fmt::format("persistent transient \"{}\" has a size that depends on \"{}\", which is not a free symbol of the program", n, s));
+  }
+
+  // The program body.
+  Ctx c;
+  c.sdfg = &root_;
+  c.ptr = "";
+  c.root = true;
+  for (auto& a : sig.args) {
+    if (a.kind == Argument::Kind::Symbol) c.declared_symbols.insert(a.name);
+    if (a.kind == Argument::Kind::Scalar && !a.by_pointer) c.access[a.name] = Access::Value;
+  }
+  CodeWriter body(1);
+  emit_sdfg_body(c, body);
+
+  std::vector<std::string> params, call_args, init_params, init_args;
+  for (auto& a : sig.args) {
+    std::string t = ctype(a.dtype);
+    if (a.kind == Argument::Kind::Array) params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else if (a.by_pointer) params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else params.push_back(fmt::format("{} {}", t, ident(a.name)));
+    call_args.push_back(ident(a.name));
+  }
+  for (auto& s : sig.init_symbols) {
+    init_params.push_back(fmt::format("{} {}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
+    init_args.push_back(ident(s));
+  }
+  std::string param_list = params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", "));
+  std::string init_list = fmt::format("{}", fmt::join(init_params, ", "));
+
+  std::map<std::string, std::vector<std::pair<std::string, const DataDesc*>>> by_storage;
+  for (auto& [n, d] : external) {
+    StorageType s = d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage;
+    if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned)
+      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/storage", fmt::format("external transient \"{}\" in {} storage needs a GPU target", n, to_string(s)));
+    by_storage[std::string(to_string(s))].emplace_back(n, d);
+  }
+  std::vector<std::string> storages;
+  for (auto& [s, v] : by_storage) storages.push_back(s);
+
+  CodeWriter w;
+  w.line(fmt::format("// Generated by sdfc {} from SDFG \"{}\" ({}). Do not edit: regenerate with sdfc compile.", SDFC_VERSION, name_, file_));
+  w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.", to_string(options_.target)));
+  w.line("#include <cstddef>");
+  w.line("#include <cstdint>");
+  w.line("#include <cmath>");
+  w.line("#include <cstring>");
+  w.line("#include <new>");
+  w.line("#include \"sdfc/program.h\"");
+  w.line("");
+  if (!root_.global_code.code.empty()) {
+    w.line("// global_code of the SDFG");
+    w.raw(root_.global_code.code);
+  }
+  // (tasklet code_global is collected while the body is generated)
+  for (auto& g : globals_) {
+    w.line("// code_global of a tasklet");
+    w.raw(g);
+  }
+  w.line("");
+  w.open(fmt::format("struct {}", st));
+  for (auto& [n, d] : persistent) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // Persistent", ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : external) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*", ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : persistent) w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
+  w.line("sdfc::rt::ErrorSlot __sdfc_error;");
+  w.close(";");
+  w.line("");
+  for (auto& f : functions_) {
+    w.raw(f);
+    w.line("");
+  }
+  w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, param_list));
+  w.raw(body.str());
+  w.close();
+  w.line("");
+
+  // __program_<name>: checks, then the body.
+  w.open(fmt::format("SDFC_EXPORT void __program_{}({}* __state{})", name_, st, param_list));
+  w.line("if (!__state) return;");
+  for (auto& [s, v] : by_storage)
+    for (auto& [n, d] : v) {
+      w.open(fmt::format("if (!__state->__0_{})", ident(n)));
+      w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
+                         "__dace_set_external_memory_{} after init and before the first call\");",
+                         name_, s, s));
+      w.line("return;");
+      w.close();
+    }
+  for (auto& [n, d] : persistent) {
+    w.open(fmt::format("if (static_cast<std::size_t>({}) * sizeof({}) > __state->__sdfc_bytes_{})", sym(d->total_size), ctype(d->dtype), ident(n)));
+    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
+                       "symbol values than was allocated at init; initialize a new instance with the larger sizes\");",
+                       name_, n));
+    w.line("return;");
+    w.close();
+  }
+  w.open("try");
+  w.line(fmt::format("__program_{}_internal(__state{});", name_, call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
+  w.close();
+  w.open("catch (const std::bad_alloc&)");
+  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");", name_));
+  w.close();
+  w.open("catch (...)");
+  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");", name_));
+  w.close();
+  w.close();
+  w.line("");
+
+  // __dace_init_<name>
+  w.open(fmt::format("SDFC_EXPORT {}* __dace_init_{}({})", st, name_, init_list));
+  w.line(fmt::format("{0}* __state = new (std::nothrow) {0}();", st));
+  w.line("if (!__state) return nullptr;");
+  if (!root_.init_code.code.empty()) {
+    w.open("");
+    w.line("// init_code of the SDFG");
+    w.raw(root_.init_code.code);
+    w.close();
+  }
+  for (auto& [n, d] : persistent) {
+    w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n), sym(d->total_size), ctype(d->dtype)));
+    w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n), ctype(d->dtype), sym(d->total_size)));
+    w.open(fmt::format("if (!__state->__0_{})", ident(n)));
+    for (auto& [n2, d2] : persistent) w.line(fmt::format("delete[] __state->__0_{};", ident(n2)));
+    w.line("delete __state;");
+    w.line("return nullptr;");
+    w.close();
+  }
+  w.line("return __state;");
+  w.close();
+  w.line("");
+
+  // __dace_exit_<name>
+  w.open(fmt::format("SDFC_EXPORT int __dace_exit_{}({}* __state)", name_, st));
+  w.line("if (!__state) return 1;");
+  if (!root_.exit_code.code.empty()) {
+    w.open("");
+    w.line("// exit_code of the SDFG");
+    w.raw(root_.exit_code.code);
+    w.close();
+  }
+  for (auto& [n, d] : persistent) w.line(fmt::format("delete[] __state->__0_{};", ident(n)));
+  w.line("int __err = __state->__sdfc_error.set;");
+  w.line("delete __state;");
+  w.line("return __err;");
+  w.close();
+  w.line("");
+
+  // DaCe's external-memory pair, one per storage: each array at a multiple of 256 bytes.
+  for (auto& [s, v] : by_storage) {
+    std::vector<std::string> offsets;
+    std::string acc = "0";
+    for (auto& [n, d] : v) {
+      offsets.push_back(acc);
+      acc = fmt::format("sdfc::rt::align_up({} + static_cast<std::size_t>({}) * sizeof({}), 256)", acc, sym(d->total_size), ctype(d->dtype));
+    }
+    w.open(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{}{})", s, st, init_list.empty() ? "" : ", ", init_list));
+    w.line(fmt::format("return {};", acc));
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{}{})", s, st, init_list.empty() ? "" : ", ", init_list));
+    w.line("if (!__state) return;");
+    for (std::size_t i = 0; i < v.size(); ++i)
+      w.line(fmt::format("__state->__0_{0} = reinterpret_cast<{1}*>(ptr ? ptr + {2} : nullptr);", ident(v[i].first), ctype(v[i].second->dtype), offsets[i]));
+    w.close();
+    w.line("");
+  }
+
+  // sdfc's checked workspace hooks: symbols come as an array of pointers (init order).
+  std::vector<std::string> unpack_syms;
+  for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
+    unpack_syms.push_back(fmt::format("*static_cast<{}*>(syms[{}])", ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+  std::string sym_call = unpack_syms.empty() ? "" : ", " + fmt::format("{}", fmt::join(unpack_syms, ", "));
+  w.line("/// Bytes of the workspace for `storage` (0 when the program has none), with the symbol values at `syms`.");
+  w.open(fmt::format("SDFC_EXPORT std::size_t __sdfc_workspace_size({}* __state, const char* storage, void** syms)", st));
+  w.line("(void)__state; (void)storage; (void)syms;");
+  for (auto& [s, v] : by_storage)
+    w.line(fmt::format("if (std::strcmp(storage, \"{0}\") == 0) return __dace_get_external_memory_size_{0}(__state{1});", s, sym_call));
+  w.line("return 0;");
+  w.close();
+  w.line("/// Installs a workspace after checking it; returns nullptr, or why it was rejected (nothing installed).");
+  w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_workspace({}* __state, const char* storage, void* ptr, std::size_t bytes, void** syms)", st));
+  w.line("static thread_local char why[512];");
+  w.line("if (!__state) return \"no program instance (init failed or was not called)\";");
+  for (auto& [s, v] : by_storage) {
+    std::size_t align = 1;
+    for (auto& [n, d] : v) align = std::max(align, dtype_size(d->dtype));
+    w.open(fmt::format("if (std::strcmp(storage, \"{}\") == 0)", s));
+    w.line(fmt::format("std::size_t need = __dace_get_external_memory_size_{}(__state{});", s, sym_call));
+    w.line("if (!ptr) return \"the workspace pointer is null\";");
+    w.open("if (bytes < need)");
+    w.line(fmt::format("std::snprintf(why, sizeof why, \"the {} workspace has %zu bytes but the program needs %zu for these symbol values\", bytes, need);", s));
+    w.line("return why;");
+    w.close();
+    w.open(fmt::format("if (reinterpret_cast<std::uintptr_t>(ptr) % {} != 0)", align));
+    w.line(fmt::format("std::snprintf(why, sizeof why, \"the {} workspace at %p is not aligned to {} bytes (the largest element size)\", ptr);", s, align));
+    w.line("return why;");
+    w.close();
+    w.line(fmt::format("__dace_set_external_memory_{}(__state, static_cast<char*>(ptr){});", s, sym_call));
+    w.line("return nullptr;");
+    w.close();
+  }
+  w.line("std::snprintf(why, sizeof why, \"the program has no external workspace of storage %s\", storage ? storage : \"(null)\");");
+  w.line("(void)ptr; (void)bytes; (void)syms;");
+  w.line("return why;");
+  w.close();
+
+  // sdfc's hooks.
+  w.open(fmt::format("SDFC_EXPORT const char* __sdfc_last_error({}* __state)", st));
+  w.line("return __state && __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
+  w.close();
+  w.open(fmt::format("SDFC_EXPORT void __sdfc_clear_error({}* __state)", st));
+  w.line("if (__state) __state->__sdfc_error = sdfc::rt::ErrorSlot();");
+  w.close();
+  std::string info = info_json(sig, storages);
+  w.line("/// The program's arguments as JSON (names, kinds, dtypes, shapes), for binding by name.");
+  w.open("SDFC_EXPORT const char* __sdfc_program_info()");
+  w.line(fmt::format("return {};", c_string(info)));
+  w.close();
+  w.line("/// Calls with arguments passed as an array of pointers to each value (DaCe's arglist order).");
+  w.open("SDFC_EXPORT void* __sdfc_init(void** args)");
+  std::vector<std::string> unpack_init;
+  for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
+    unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])", ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+  w.line(fmt::format("(void)args;"));
+  w.line(fmt::format("return __dace_init_{}({});", name_, fmt::join(unpack_init, ", ")));
+  w.close();
+  w.open("SDFC_EXPORT void __sdfc_call(void* state, void** args)");
+  std::vector<std::string> unpack;
+  for (std::size_t i = 0; i < sig.args.size(); ++i) {
+    const Argument& a = sig.args[i];
+    std::string t = ctype(a.dtype) + (a.by_pointer ? "*" : "");
+    unpack.push_back(fmt::format("*static_cast<{}*>(args[{}])", t, i));
+  }
+  w.line("(void)args;");
+  w.line(fmt::format("__program_{}(static_cast<{}*>(state){}{});", name_, st, unpack.empty() ? "" : ", ", fmt::join(unpack, ", ")));
+  w.close();
+
+  // The C header for callers.
+  CodeWriter h;
+  h.line(fmt::format("// C interface of the sdfc-built program \"{}\" (DaCe's ABI plus sdfc's hooks).", name_));
+  h.line("#pragma once");
+  h.line("#include <stddef.h>");
+  h.line("#include <stdint.h>");
+  h.line("#ifdef __cplusplus");
+  h.line("extern \"C\" {");
+  h.line("#endif");
+  h.line(fmt::format("typedef void* {}Handle_t;", name_));
+  h.line(fmt::format("{0}Handle_t __dace_init_{0}({1});", name_, init_params.empty() ? "void" : init_list));
+  std::string cparams;
+  for (auto& p : params) cparams += ", " + p;
+  h.line(fmt::format("void __program_{0}({0}Handle_t handle{1});", name_, cparams));
+  h.line(fmt::format("int __dace_exit_{0}({0}Handle_t handle);", name_));
+  for (auto& s : storages) {
+    h.line(fmt::format("size_t __dace_get_external_memory_size_{}({}Handle_t handle{}{});", s, name_, init_list.empty() ? "" : ", ", init_list));
+    h.line(fmt::format("void __dace_set_external_memory_{}({}Handle_t handle, char* ptr{}{});", s, name_, init_list.empty() ? "" : ", ", init_list));
+  }
+  h.line(fmt::format("const char* __sdfc_last_error({}Handle_t handle);", name_));
+  h.line(fmt::format("void __sdfc_clear_error({}Handle_t handle);", name_));
+  h.line("const char* __sdfc_program_info(void);");
+  h.line(fmt::format("size_t __sdfc_workspace_size({}Handle_t handle, const char* storage, void** symbols);", name_));
+  h.line(fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, void** symbols);", name_));
+  h.line("void* __sdfc_init(void** symbols);");
+  h.line("void __sdfc_call(void* handle, void** args);");
+  h.line("#ifdef __cplusplus");
+  h.line("}");
+  h.line("#endif");
+
+  GeneratedProgram p;
+  p.name = name_;
+  p.files.push_back({name_ + ".cpp", w.str()});
+  p.header = h.str();
+  p.info_json = info;
+  return p;
+}
+
+}  // namespace
+
+GeneratedProgram generate(const SDFG& sdfg, const CompileOptions& options, const std::string& file) {
+  if (options.target != Target::CPU)
+    throw UserError(Diagnostic{file, "", 0, 0, fmt::format("target {} is not implemented yet; use --target cpu", to_string(options.target))});
+  return Generator(sdfg, options, file).run();
+}
+
+}  // namespace sdfc

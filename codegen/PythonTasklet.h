@@ -1,0 +1,36 @@
+/// \file
+/// Translation of DaCe Python tasklets into C++ statements. A Python tasklet is straight-line code:
+/// assignments to output connectors, to output connector elements and to temporaries, over
+/// expressions of connectors, symbols and math constants. The translation infers a type for every
+/// expression and keeps Python's semantics in C++: true division, floor division and modulo, `**`,
+/// mixed int/float promotion, `and`/`or` returning an operand, truncating `int()`. The caller
+/// declares the connectors and includes `runtime/include/sdfc/rt.h` (the `sdfc::rt` helpers that the
+/// statements call); temporaries are declared by the statements themselves.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/Types.h"
+
+namespace sdfc {
+
+/// Types visible to a tasklet: connectors and symbols (name -> dtype).
+struct TaskletScope {
+  /// Input connectors: read-only locals, already declared by the caller.
+  std::map<std::string, DType> inputs;
+  /// Output connectors: locals already declared by the caller; the code assigns them.
+  std::map<std::string, DType> outputs;
+  /// Symbols and map parameters, readable by value.
+  std::map<std::string, DType> symbols;
+};
+
+/// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,
+/// no indentation). `file` and `pointer` (the tasklet's JSON pointer) are used in errors. Throws
+/// UserError for code outside the supported subset, naming the construct and the line inside the
+/// tasklet (Diagnostic.pointer = pointer + "/attributes/code", message like
+/// "tasklet line 2: unsupported statement 'import math'; ...").
+std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
+                                     const std::string& pointer);
+
+}  // namespace sdfc

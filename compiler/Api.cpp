@@ -1,0 +1,289 @@
+// The embedding API (include/sdfc/sdfc.h) over the compiler driver and a loaded library.
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "compiler/Compile.h"
+#include "compiler/Convert.h"
+#include "ir/Expr.h"
+#include "sdfc/sdfc.h"
+
+namespace sdfc {
+namespace {
+
+std::string diagnostics_text(const InvalidInput& e) { return e.what(); }
+
+CompileOptions to_compile_options(const Options& o) {
+  CompileOptions c;
+  if (o.target == "cpu") c.target = Target::CPU;
+  else if (o.target == "cuda") c.target = Target::CUDA;
+  else if (o.target == "hip") c.target = Target::HIP;
+  else throw Error(fmt::format("unknown target \"{}\"; expected cpu, cuda or hip", o.target));
+  c.gpu_arch = o.gpu_arch;
+  if (o.transients.empty()) c.transients = TransientMode::AsDeclared;
+  else if (o.transients == "scoped") c.transients = TransientMode::Scoped;
+  else if (o.transients == "persistent") c.transients = TransientMode::Persistent;
+  else if (o.transients == "pool") c.transients = TransientMode::Pool;
+  else if (o.transients == "external") c.transients = TransientMode::External;
+  else throw Error(fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
+  if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
+  c.gpu_streams = o.gpu_streams;
+  return c;
+}
+
+std::int64_t as_int64(const unsigned char* p, DType t) {
+  switch (t) {
+    case DType::Int8: { std::int8_t x; std::memcpy(&x, p, 1); return x; }
+    case DType::Int16: { std::int16_t x; std::memcpy(&x, p, 2); return x; }
+    case DType::Int32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
+    case DType::Int64: { std::int64_t x; std::memcpy(&x, p, 8); return x; }
+    case DType::UInt8: { std::uint8_t x; std::memcpy(&x, p, 1); return x; }
+    case DType::UInt16: { std::uint16_t x; std::memcpy(&x, p, 2); return x; }
+    case DType::UInt32: { std::uint32_t x; std::memcpy(&x, p, 4); return x; }
+    case DType::UInt64: { std::uint64_t x; std::memcpy(&x, p, 8); return static_cast<std::int64_t>(x); }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+struct Program::Impl {
+  struct Arg {
+    ArgumentInfo info;
+    DType dtype = DType::Float64;
+    bool by_pointer = false;
+    std::vector<Expr> shape;
+    bool bound = false;
+    void* data = nullptr;
+    std::size_t count = 0;
+    alignas(16) unsigned char value[16] = {};
+  };
+
+  void* handle = nullptr;
+  std::string path, name;
+  std::vector<ArgumentInfo> infos;
+  std::vector<Arg> args;
+  std::vector<std::string> init_symbols, storages;
+  std::map<std::string, std::int64_t> extra_symbols;  // shape-only symbols the caller provided
+
+  void* (*init_fn)(void**) = nullptr;
+  void (*call_fn)(void*, void**) = nullptr;
+  int (*exit_fn)(void*) = nullptr;
+  const char* (*last_error_fn)(void*) = nullptr;
+  void (*clear_error_fn)(void*) = nullptr;
+  std::size_t (*ws_size_fn)(void*, const char*, void**) = nullptr;
+  const char* (*set_ws_fn)(void*, const char*, void*, std::size_t, void**) = nullptr;
+
+  void* state = nullptr;
+  std::vector<std::int64_t> state_symbols;
+  std::map<std::string, std::pair<void*, std::size_t>> workspaces;
+
+  ~Impl() {
+    if (state && exit_fn) exit_fn(state);
+    for (auto& [s, w] : workspaces) std::free(w.first);
+    if (handle) dlclose(handle);
+  }
+
+  template <typename F>
+  F sym(const std::string& s, bool required = true) {
+    void* p = dlsym(handle, s.c_str());
+    if (!p && required) throw Error(fmt::format("{}: the library does not export {}; was it built by sdfc?", path, s));
+    return reinterpret_cast<F>(p);
+  }
+
+  Arg& find(const std::string& n) {
+    for (auto& a : args)
+      if (a.info.name == n) return a;
+    std::string names;
+    for (auto& a : args) names += (names.empty() ? "" : ", ") + a.info.name;
+    throw Error(fmt::format("program \"{}\" has no argument \"{}\" (its arguments: {})", name, n, names));
+  }
+
+  bool is_shape_symbol(const std::string& n) const {
+    for (auto& a : args) {
+      std::set<std::string> s;
+      for (auto& e : a.shape) free_symbols(e, s);
+      if (s.count(n)) return true;
+    }
+    return false;
+  }
+
+  template <typename V>
+  void set_value(const std::string& n, V value) {
+    bool is_arg = false;
+    for (auto& a : args) is_arg |= a.info.name == n;
+    if (!is_arg && is_shape_symbol(n)) {
+      if constexpr (std::is_floating_point_v<V>) {
+        if (value != std::floor(value)) throw Error(fmt::format("symbol \"{}\" must be an integer, not {}", n, value));
+      }
+      extra_symbols[n] = static_cast<std::int64_t>(value);
+      return;
+    }
+    auto& a = find(n);
+    if (a.info.kind == "array" || a.by_pointer)
+      throw Error(fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
+    if (!convert_exact(value, a.dtype, a.value))
+      throw Error(fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"", value,
+                              a.info.dtype, n, name));
+    a.bound = true;
+  }
+};
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::Program(Program&&) noexcept = default;
+Program& Program::operator=(Program&&) noexcept = default;
+Program::~Program() = default;
+
+const std::string& Program::name() const { return impl_->name; }
+const std::string& Program::library_path() const { return impl_->path; }
+const std::vector<ArgumentInfo>& Program::arguments() const { return impl_->infos; }
+
+Program Program::load(const std::string& library_path) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = library_path;
+  // RTLD_NODELETE: OpenMP worker threads of a program outlive its Program object; unloading the
+  // library (and libgomp with it) under them would crash the process.
+  impl->handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!impl->handle) throw Error(fmt::format("cannot load {}: {}", library_path, dlerror()));
+  auto info_fn = impl->sym<const char* (*)()>("__sdfc_program_info");
+  Json info;
+  try {
+    info = Json::parse(info_fn());
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: malformed program description: {}", library_path, e.what()));
+  }
+  impl->name = info.value("name", "");
+  for (auto& a : info["args"]) {
+    Impl::Arg arg;
+    arg.info.name = a["name"].get<std::string>();
+    arg.info.kind = a["kind"].get<std::string>();
+    arg.info.dtype = a["dtype"].get<std::string>();
+    arg.dtype = parse_dtype(arg.info.dtype).value_or(DType::Float64);
+    arg.by_pointer = a["by_pointer"].get<bool>();
+    if (a.contains("shape"))
+      for (auto& s : a["shape"]) {
+        arg.info.shape.push_back(s.get<std::string>());
+        arg.shape.push_back(parse_expr(s.get<std::string>()));
+      }
+    impl->infos.push_back(arg.info);
+    impl->args.push_back(std::move(arg));
+  }
+  for (auto& s : info["init_symbols"]) impl->init_symbols.push_back(s.get<std::string>());
+  for (auto& s : info["external_storages"]) impl->storages.push_back(s.get<std::string>());
+  impl->init_fn = impl->sym<void* (*)(void**)>("__sdfc_init");
+  impl->call_fn = impl->sym<void (*)(void*, void**)>("__sdfc_call");
+  impl->exit_fn = impl->sym<int (*)(void*)>("__dace_exit_" + impl->name);
+  impl->last_error_fn = impl->sym<const char* (*)(void*)>("__sdfc_last_error");
+  impl->clear_error_fn = impl->sym<void (*)(void*)>("__sdfc_clear_error");
+  impl->ws_size_fn = impl->sym<std::size_t (*)(void*, const char*, void**)>("__sdfc_workspace_size");
+  impl->set_ws_fn = impl->sym<const char* (*)(void*, const char*, void*, std::size_t, void**)>("__sdfc_set_workspace");
+  return Program(std::move(impl));
+}
+
+Program Program::compile_file(const std::string& sdfg_path, const Options& options) {
+  CompileOptions co = to_compile_options(options);
+  try {
+    auto sdfg = load_sdfg_file(sdfg_path);
+    auto program = generate_program(*sdfg, co, sdfg_path);
+    auto built = build_program(program, co, options.use_cache);
+    return load(built.library_path);
+  } catch (const InvalidInput& e) {
+    throw Error(diagnostics_text(e));
+  } catch (const UserError& e) {
+    throw Error(e.what());
+  }
+}
+
+Program Program::compile_string(const std::string& sdfg_json, const Options& options) {
+  CompileOptions co = to_compile_options(options);
+  try {
+    auto sdfg = load_sdfg_text(sdfg_json, "<string>");
+    auto program = generate_program(*sdfg, co, "<string>");
+    auto built = build_program(program, co, options.use_cache);
+    return load(built.library_path);
+  } catch (const InvalidInput& e) {
+    throw Error(diagnostics_text(e));
+  } catch (const UserError& e) {
+    throw Error(e.what());
+  }
+}
+
+void Program::set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count) {
+  auto& a = impl_->find(name);
+  if (a.info.kind != "array" && !(a.info.kind == "scalar" && a.by_pointer))
+    throw Error(fmt::format("argument \"{}\" of program \"{}\" is a {}, not an array; bind it with set_value", name, impl_->name, a.info.kind));
+  if (dtype != a.info.dtype)
+    throw Error(fmt::format("argument \"{}\" of program \"{}\" has dtype {}, but the bound array has dtype {}", name, impl_->name, a.info.dtype, dtype));
+  if (!data) throw Error(fmt::format("argument \"{}\" of program \"{}\": the array pointer is null", name, impl_->name));
+  a.data = data;
+  a.count = count;
+  a.bound = true;
+}
+
+void Program::set_value(const std::string& name, double value) { impl_->set_value(name, value); }
+void Program::set_value(const std::string& name, std::int64_t value) { impl_->set_value(name, value); }
+
+void Program::call() {
+  Impl& m = *impl_;
+  std::map<std::string, std::int64_t> syms = m.extra_symbols;
+  for (auto& a : m.args) {
+    if (!a.bound)
+      throw Error(fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, m.name,
+                              a.info.kind == "array" ? "set_array" : "set_value"));
+    if (a.info.kind == "symbol") syms[a.info.name] = as_int64(a.value, a.dtype);
+  }
+  for (auto& a : m.args) {
+    if (a.info.kind != "array") continue;
+    std::int64_t need = 1;
+    bool known = true;
+    for (auto& e : a.shape) {
+      auto v = evaluate(e, syms);
+      if (!v) known = false;
+      else need *= *v;
+    }
+    if (known && static_cast<std::int64_t>(a.count) < need)
+      throw Error(fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its shape [{}] needs {} for these symbol values",
+                              a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
+  }
+  // (Re)initialize when the symbol values the instance was made for change.
+  std::vector<std::int64_t> init_values;
+  std::vector<void*> init_ptrs;
+  for (auto& s : m.init_symbols) init_values.push_back(syms.at(s));
+  std::vector<Impl::Arg*> init_args;
+  for (auto& s : m.init_symbols) init_args.push_back(&m.find(s));
+  for (auto* a : init_args) init_ptrs.push_back(a->value);
+  if (!m.state || init_values != m.state_symbols) {
+    if (m.state) m.exit_fn(m.state);
+    m.state = m.init_fn(init_ptrs.data());
+    if (!m.state) throw Error(fmt::format("program \"{}\" failed to initialize (out of memory?)", m.name));
+    m.state_symbols = init_values;
+    for (auto& storage : m.storages) {
+      std::size_t bytes = m.ws_size_fn(m.state, storage.c_str(), init_ptrs.data());
+      auto& ws = m.workspaces[storage];
+      if (ws.second < bytes || !ws.first) {
+        std::free(ws.first);
+        ws.first = std::aligned_alloc(256, std::max<std::size_t>(256, (bytes + 255) / 256 * 256));
+        ws.second = bytes;
+        if (!ws.first) throw Error(fmt::format("cannot allocate the {} workspace of {} bytes", storage, bytes));
+      }
+      if (const char* why = m.set_ws_fn(m.state, storage.c_str(), ws.first, ws.second, init_ptrs.data()))
+        throw Error(fmt::format("program \"{}\": {}", m.name, why));
+    }
+  }
+  std::vector<void*> ptrs;
+  for (auto& a : m.args) ptrs.push_back(a.info.kind == "array" || a.by_pointer ? static_cast<void*>(&a.data) : static_cast<void*>(a.value));
+  m.call_fn(m.state, ptrs.data());
+  if (const char* err = m.last_error_fn(m.state)) {
+    std::string msg = err;
+    m.clear_error_fn(m.state);
+    throw Error(msg);
+  }
+}
+
+}  // namespace sdfc

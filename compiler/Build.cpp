@@ -1,0 +1,813 @@
+#include "compiler/Build.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <system_error>
+
+#include "ir/Diagnostic.h"
+
+extern char** environ;
+
+namespace sdfc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump whenever the compile lines or the cache layout change: old entries then simply stop matching.
+constexpr const char* kCacheFormat = "sdfc-build-cache-v1";
+constexpr const char* kCompleteMarker = "complete";
+constexpr double kDefaultCacheMaxMb = 2048;
+// Build directories older than this were abandoned (a crashed build, or a failed one kept for the user).
+constexpr auto kStaleAge = std::chrono::hours(1);
+constexpr size_t kErrorOutputLines = 20;
+
+// ---- SHA-256 (FIPS 180-4) -----------------------------------------------------------------------
+
+constexpr uint32_t kSha256Round[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+inline uint32_t rotr(uint32_t x, int n) {
+  return (x >> n) | (x << (32 - n));
+}
+
+class Sha256 {
+ public:
+  void update(std::string_view data) {
+    total_bytes_ += data.size();
+    while (!data.empty()) {
+      size_t n = std::min(data.size(), sizeof(buffer_) - buffered_);
+      std::memcpy(buffer_ + buffered_, data.data(), n);
+      buffered_ += n;
+      data.remove_prefix(n);
+      if (buffered_ == sizeof(buffer_)) {
+        compress(buffer_);
+        buffered_ = 0;
+      }
+    }
+  }
+
+  /// Pads, finishes and returns the digest in lower-case hex; the object is spent afterwards.
+  std::string hex_digest() {
+    uint64_t bits = total_bytes_ * 8;
+    buffer_[buffered_++] = 0x80;
+    if (buffered_ > 56) {
+      std::memset(buffer_ + buffered_, 0, 64 - buffered_);
+      compress(buffer_);
+      buffered_ = 0;
+    }
+    std::memset(buffer_ + buffered_, 0, 56 - buffered_);
+    for (int i = 0; i < 8; ++i) buffer_[56 + i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+    compress(buffer_);
+    std::string out;
+    for (uint32_t word : state_) out += fmt::format("{:08x}", word);
+    return out;
+  }
+
+ private:
+  void compress(const unsigned char* block) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t(block[4 * i]) << 24 | uint32_t(block[4 * i + 1]) << 16 | uint32_t(block[4 * i + 2]) << 8 |
+             uint32_t(block[4 * i + 3]);
+    for (int i = 16; i < 64; ++i) {
+      uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
+    uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+    for (int i = 0; i < 64; ++i) {
+      uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kSha256Round[i] + w[i];
+      uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      h = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    state_[0] += a;
+    state_[1] += b;
+    state_[2] += c;
+    state_[3] += d;
+    state_[4] += e;
+    state_[5] += f;
+    state_[6] += g;
+    state_[7] += h;
+  }
+
+  uint32_t state_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  unsigned char buffer_[64];
+  size_t buffered_ = 0;
+  uint64_t total_bytes_ = 0;
+};
+
+// ---- small file-system and process helpers ------------------------------------------------------
+
+std::string errno_text(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A file name sdfc generated: no directory part, nothing a shell or the compiler could misread.
+bool is_plain_name(const std::string& s) {
+  if (s.empty() || s == "." || s == ".." || s[0] == '-') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
+  });
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The absolute path of `name`: a path is taken as it is (made absolute), a bare name is looked up in
+// PATH the way execvp does. "" when there is no such executable.
+std::string resolve_program(const std::string& name) {
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return is_executable_file(name) ? fs::absolute(name).string() : "";
+  const char* path_env = std::getenv("PATH");
+  std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (true) {
+    size_t end = path.find(':', start);
+    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (is_executable_file(candidate)) return fs::absolute(candidate).string();
+    if (end == std::string::npos) return "";
+    start = end + 1;
+  }
+}
+
+// run_process() with an explicit environment.
+ProcessResult spawn_and_wait(const std::vector<std::string>& argv, const std::string& cwd, char* const* envp) {
+  if (argv.empty()) return {-1, "no program to run"};
+  std::string program = resolve_program(argv[0]);
+  if (program.empty()) return {-1, fmt::format("'{}' is not an executable file, nor found in PATH", argv[0])};
+
+  // Close-on-exec, so that the write end does not leak into children spawned concurrently by other
+  // threads (which would keep our read from seeing end-of-file until they exit).
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {-1, "cannot create a pipe: " + errno_text(errno)};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), envp);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return {-1, fmt::format("cannot start {}{}: {}", program, cwd.empty() ? "" : " in " + cwd, errno_text(rc))};
+  }
+
+  ProcessResult result{0, ""};
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(buf, size_t(n));
+  }
+  ::close(fds[0]);
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return {-1, result.output + "cannot wait for the process: " + errno_text(errno)};
+  }
+  result.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return result;
+}
+
+ProcessResult run_compiler(const std::vector<std::string>& argv, const std::string& cwd = "") {
+  // The C locale: English "error:" lines with ASCII quotes that first_error() can parse, and a
+  // `--version` text (part of the cache key) that does not depend on the user's language.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view var(*e);
+    if (var.rfind("LC_ALL=", 0) != 0 && var.rfind("LC_MESSAGES=", 0) != 0 && var.rfind("LANG=", 0) != 0 &&
+        var.rfind("LANGUAGE=", 0) != 0)
+      env.emplace_back(var);
+  }
+  env.emplace_back("LC_ALL=C");
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  return spawn_and_wait(argv, cwd, envp.data());
+}
+
+std::string getenv_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+[[noreturn]] void throw_at(const std::string& file, std::string message) {
+  throw UserError(Diagnostic{file, "", 0, 0, std::move(message)});
+}
+
+void write_file(const fs::path& path, std::string_view text, bool sync = false) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_at(path.string(), fmt::format("cannot create the file: {}", errno_text(errno)));
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw_at(path.string(), fmt::format("cannot write the file: {}", errno_text(err)));
+    }
+    text.remove_prefix(size_t(n));
+  }
+  if (sync) ::fsync(fd);
+  ::close(fd);
+}
+
+void sync_file(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// mkdtemp on `prefix` + "XXXXXX"; "" on failure.
+std::string make_temp_dir(const std::string& prefix) {
+  std::string templ = prefix + "XXXXXX";
+  if (!::mkdtemp(templ.data())) return "";
+  return templ;
+}
+
+std::atomic<unsigned> discard_counter{0};
+
+// Removes a cache entry so that nobody sees it half-deleted: first rename it out of the way (atomic),
+// then delete. Losing a race against another process deleting it too is fine.
+void discard_dir(const fs::path& dir, const fs::path& root) {
+  fs::path aside = root / fmt::format("tmp-discard-{}-{}-{}", dir.filename().string(), ::getpid(), discard_counter++);
+  if (::rename(dir.c_str(), aside.c_str()) != 0) return;
+  std::error_code ec;
+  fs::remove_all(aside, ec);
+}
+
+bool is_cache_key(const std::string& name) {
+  return name.size() == 64 &&
+         std::all_of(name.begin(), name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool is_complete_entry(const fs::path& entry, const std::string& lib_name) {
+  std::error_code ec;
+  return fs::is_regular_file(entry / kCompleteMarker, ec) && fs::is_regular_file(entry / lib_name, ec);
+}
+
+// Marks an entry as just used, for the least-recently-used eviction. A read-only cache stays usable.
+void touch(const fs::path& path) {
+  ::utimes(path.c_str(), nullptr);
+}
+
+uintmax_t tree_size(const fs::path& dir) {
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      uintmax_t size = it->file_size(size_ec);
+      if (!size_ec) total += size;
+    }
+  }
+  return total;
+}
+
+bool is_stale(const fs::path& path, fs::file_time_type now) {
+  std::error_code ec;
+  auto mtime = fs::last_write_time(path, ec);
+  return !ec && now - mtime > kStaleAge;
+}
+
+// ---- the cache directory ------------------------------------------------------------------------
+
+std::string fallback_cache_dir() {
+  return fmt::format("/tmp/sdfc-cache-{}", ::getuid());
+}
+
+// Creates the cache directory when needed and returns it.
+std::string ensure_cache_dir() {
+  std::string dir = cache_dir();
+  bool shared_tmp = dir == fallback_cache_dir();
+  if (shared_tmp) ::mkdir(dir.c_str(), 0700);  // private: other users must not plant libraries in it
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw_at(dir,
+             fmt::format("cannot create the build cache directory ({}); set SDFC_CACHE_DIR to a writable directory",
+                         ec ? ec.message() : "not a directory"));
+  struct stat st;
+  if (shared_tmp && (::stat(dir.c_str(), &st) != 0 || st.st_uid != ::getuid()))
+    throw_at(dir, "the build cache directory belongs to another user; set SDFC_CACHE_DIR to a directory of your own");
+  return dir;
+}
+
+double cache_limit_mb() {
+  std::string text = getenv_or_empty("SDFC_CACHE_MAX_MB");
+  if (text.empty()) return kDefaultCacheMaxMb;
+  char* end = nullptr;
+  double mb = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(mb) || mb < 0)
+    throw_at("<environment>",
+             fmt::format("SDFC_CACHE_MAX_MB must be a non-negative number of megabytes, got '{}'", text));
+  return mb;
+}
+
+// Deletes least recently used entries (never `keep`) until the cache is within its size limit, and
+// build directories that were abandoned long ago.
+void bound_cache(const fs::path& root, const std::string& keep, double limit_mb) {
+  struct Entry {
+    fs::path path;
+    fs::file_time_type used;
+    uintmax_t size;
+  };
+  auto limit = static_cast<uintmax_t>(limit_mb * 1024 * 1024);
+  auto now = fs::file_time_type::clock::now();
+  std::vector<Entry> entries;
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::error_code entry_ec;
+    if (!it->is_directory(entry_ec)) continue;
+    if (is_cache_key(name)) {
+      auto used = fs::last_write_time(it->path(), entry_ec);
+      if (entry_ec) continue;  // deleted meanwhile by another process
+      entries.push_back({it->path(), used, tree_size(it->path())});
+      total += entries.back().size;
+    } else if (name.rfind("tmp-", 0) == 0 && is_stale(it->path(), now)) {
+      fs::remove_all(it->path(), entry_ec);
+    } else if (name == "tmp") {
+      for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
+        std::error_code remove_ec;
+        if (is_stale(p->path(), now)) fs::remove_all(p->path(), remove_ec);
+      }
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= limit) break;
+    if (e.path.filename() == keep) continue;
+    discard_dir(e.path, root);
+    total -= e.size;
+  }
+}
+
+// ---- compiling ----------------------------------------------------------------------------------
+
+enum class SourceKind { Host, Cuda, Hip, Other };
+
+SourceKind kind_of(const std::string& name) {
+  if (ends_with(name, ".hip.cpp")) return SourceKind::Hip;
+  if (ends_with(name, ".cpp")) return SourceKind::Host;
+  if (ends_with(name, ".cu")) return SourceKind::Cuda;
+  return SourceKind::Other;
+}
+
+// A device compiler: $`env_var`, else `default_name` in PATH.
+std::string device_compiler(const char* env_var, const char* default_name, const char* what) {
+  std::string name = getenv_or_empty(env_var);
+  bool from_env = !name.empty();
+  if (!from_env) name = default_name;
+  std::string path = resolve_program(name);
+  if (path.empty())
+    throw_at(name, fmt::format("cannot find the {} compiler{}; set {} to its path", what,
+                               from_env ? fmt::format(" named by {}", env_var) : " in PATH", env_var));
+  return path;
+}
+
+[[noreturn]] void throw_cannot_start(const std::string& compiler, const std::string& why) {
+  throw_at(compiler, fmt::format("cannot run the compiler ({}); set SDFC_CXX (host), SDFC_NVCC or SDFC_HIPCC to the "
+                                 "path of a working compiler",
+                                 why));
+}
+
+// Path and `--version` output: what makes a compiler produce different code. Memoized, because the
+// cache key needs it on every build, and running the compiler costs milliseconds.
+std::string compiler_identity(const std::string& compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = memo.find(compiler);
+  if (it != memo.end()) return it->second;
+  ProcessResult r = run_compiler({compiler, "--version"});
+  if (r.status == -1) throw_cannot_start(compiler, r.output);
+  return memo[compiler] = compiler + "\n" + r.output;
+}
+
+// Everything needed to run the compiles, decided before the cache key (which depends on it).
+struct Plan {
+  std::string cxx, nvcc, hipcc;               // absolute paths; device ones only when needed
+  std::vector<std::string> include_flags;     // -I<absolute dir>
+  std::vector<std::string> host, cuda, hip;   // source file names by compiler
+  std::vector<std::string> compilers_in_use;  // for the cache key
+};
+
+Plan make_plan(const BuildRequest& req) {
+  SDFC_ASSERT(is_plain_name(req.program_name), "unsanitized program name '" + req.program_name + "'");
+  Plan plan;
+  std::vector<std::string> seen;
+  for (const SourceFile& s : req.sources) {
+    SDFC_ASSERT(is_plain_name(s.name), "unsanitized generated file name '" + s.name + "'");
+    SDFC_ASSERT(std::find(seen.begin(), seen.end(), s.name) == seen.end(), "two generated files named " + s.name);
+    seen.push_back(s.name);
+    switch (kind_of(s.name)) {
+      case SourceKind::Host:
+        plan.host.push_back(s.name);
+        break;
+      case SourceKind::Cuda:
+        plan.cuda.push_back(s.name);
+        break;
+      case SourceKind::Hip:
+        plan.hip.push_back(s.name);
+        break;
+      case SourceKind::Other:
+        break;
+    }
+  }
+  SDFC_ASSERT(!plan.host.empty() || !plan.cuda.empty() || !plan.hip.empty(),
+              "build request for '" + req.program_name + "' has no source to compile");
+  plan.cxx = host_compiler();
+  plan.compilers_in_use.push_back(plan.cxx);
+  if (!plan.cuda.empty()) {
+    plan.nvcc = device_compiler("SDFC_NVCC", "nvcc", "CUDA");
+    plan.compilers_in_use.push_back(plan.nvcc);
+  }
+  if (!plan.hip.empty()) {
+    plan.hipcc = device_compiler("SDFC_HIPCC", "hipcc", "HIP");
+    plan.compilers_in_use.push_back(plan.hipcc);
+  }
+  for (const std::string& dir : req.include_dirs) plan.include_flags.push_back("-I" + fs::absolute(dir).string());
+  return plan;
+}
+
+std::string cache_key(const BuildRequest& req, const Plan& plan) {
+  Sha256 h;
+  // Each field is length-prefixed, so that no two different requests serialize alike.
+  auto field = [&h](std::string_view tag, std::string_view value) {
+    h.update(fmt::format("{} {}\n", tag, value.size()));
+    h.update(value);
+    h.update("\n");
+  };
+  field("format", kCacheFormat);
+  field("program", req.program_name);
+  field("key-material", req.key_material);
+  for (const SourceFile& s : req.sources) {
+    field("source-name", s.name);
+    field("source-text", s.text);
+  }
+  for (const std::string& f : plan.include_flags) field("include", f);
+  for (const std::string& f : req.extra_flags) field("flag", f);
+  for (const std::string& f : req.device_flags) field("device-flag", f);
+  for (const std::string& c : plan.compilers_in_use) field("compiler", compiler_identity(c));
+  return h.hex_digest();
+}
+
+// The runtime library of a device compiler's toolkit: <toolkit>/bin/<compiler> -> <toolkit>/<libdir>.
+std::vector<std::string> runtime_link_flags(const std::string& compiler, const char* libdir, const char* lib) {
+  std::string dir = (fs::path(compiler).parent_path().parent_path() / libdir).string();
+  return {"-L" + dir, "-Wl,-rpath," + dir, std::string("-l") + lib};
+}
+
+// One compiler run that failed.
+struct StepFailure {
+  std::vector<std::string> argv;
+  ProcessResult result;
+};
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+// Runs the compiles in `dir`, where the sources already are. Returns the first failing step.
+std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, const std::string& dir,
+                                   const std::string& lib_name) {
+  auto append = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  std::vector<std::string> objects, link_flags;
+  for (const std::string& src : plan.cuda) {
+    std::vector<std::string> argv = {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"};
+    append(argv, plan.include_flags);
+    append(argv, req.device_flags);
+    append(argv, {"-c", src, "-o", src + ".o"});
+    ProcessResult r = run_compiler(argv, dir);
+    if (r.status != 0) return StepFailure{argv, r};
+    objects.push_back(src + ".o");
+  }
+  if (!plan.cuda.empty()) append(link_flags, runtime_link_flags(plan.nvcc, "lib64", "cudart"));
+  for (const std::string& src : plan.hip) {
+    std::vector<std::string> argv = {plan.hipcc, "-std=c++17", "-O3", "-fPIC"};
+    append(argv, plan.include_flags);
+    append(argv, req.device_flags);
+    append(argv, {"-c", src, "-o", src + ".o"});
+    ProcessResult r = run_compiler(argv, dir);
+    if (r.status != 0) return StepFailure{argv, r};
+    objects.push_back(src + ".o");
+  }
+  if (!plan.hip.empty()) append(link_flags, runtime_link_flags(plan.hipcc, "lib", "amdhip64"));
+
+  std::vector<std::string> argv = {plan.cxx, "-std=c++17", "-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"};
+  append(argv, plan.include_flags);
+  append(argv, req.extra_flags);
+  append(argv, plan.host);
+  append(argv, objects);
+  append(argv, link_flags);
+  append(argv, {"-o", lib_name});
+  ProcessResult r = run_compiler(argv, dir);
+  if (r.status != 0) return StepFailure{argv, r};
+  return std::nullopt;
+}
+
+struct CompilerError {
+  std::string file;
+  int line = 0, column = 0;
+  std::string text;
+};
+
+// The first error the compiler reports: `file:line:col: error: text` (gcc, clang, hipcc) or
+// `file(line): error: text` (nvcc); else the first line that mentions an error (a linker error).
+std::optional<CompilerError> first_error(const std::string& output) {
+  static const std::regex gnu(R"(^(.+?):(\d+):(\d+): (?:fatal )?error: (.*)$)");
+  static const std::regex nvcc(R"(^(.+?)\((\d+)\): (?:catastrophic )?error: (.*)$)");
+  std::optional<CompilerError> fallback;
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    std::string line = output.substr(start, end - start);
+    start = end + 1;
+    std::smatch m;
+    if (std::regex_match(line, m, gnu)) return CompilerError{m[1], std::stoi(m[2]), std::stoi(m[3]), m[4]};
+    if (std::regex_match(line, m, nvcc)) return CompilerError{m[1], std::stoi(m[2]), 0, m[3]};
+    if (!fallback && line.find("error") != std::string::npos) fallback = CompilerError{"", 0, 0, line};
+  }
+  return fallback;
+}
+
+std::string first_lines(const std::string& text, size_t count) {
+  size_t pos = 0;
+  for (size_t i = 0; i < count && pos != std::string::npos; ++i) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  std::string head = pos == std::string::npos ? text : text.substr(0, pos);
+  while (!head.empty() && head.back() == '\n') head.pop_back();
+  if (pos != std::string::npos && pos < text.size()) head += "\n...";
+  return head;
+}
+
+[[noreturn]] void throw_compile_failure(const StepFailure& failure, const Plan& plan, const std::string& dir) {
+  const ProcessResult& r = failure.result;
+  if (r.status == -1) throw_cannot_start(failure.argv[0], r.output);
+  // Keep the whole story next to the sources: the command to rerun and the full output.
+  write_file(fs::path(dir) / "build.log",
+             fmt::format("$ (cd {} && {})\n{}", dir, command_line(failure.argv), r.output));
+
+  std::optional<CompilerError> err = first_error(r.output);
+  Diagnostic d;
+  // Without a file:line to go by (a link error), point at the first compiled source.
+  const std::string& first = !plan.host.empty() ? plan.host[0] : !plan.cuda.empty() ? plan.cuda[0] : plan.hip[0];
+  d.file = (fs::path(dir) / first).string();
+  std::string summary =
+      fmt::format("{} exited with status {}", fs::path(failure.argv[0]).filename().string(), r.status);
+  if (err) {
+    if (!err->file.empty())
+      d.file = fs::path(err->file).is_absolute() ? err->file : (fs::path(dir) / err->file).string();
+    d.line = err->line;
+    d.column = err->column;
+    summary = err->text;
+  }
+  d.message = fmt::format(
+      "the generated code does not compile: {} (the failed build is kept in {}, with the command and the whole output "
+      "in build.log; compiler output follows; this is an sdfc bug; please report it with the input file)\n{}",
+      summary, dir, first_lines(r.output, kErrorOutputLines));
+  throw UserError(std::move(d));
+}
+
+// Writes the sources into `dir` and compiles them there; throws UserError on failure (keeping `dir`).
+void build_in(const std::string& dir, const Plan& plan, const BuildRequest& req, const std::string& lib_name) {
+  for (const SourceFile& s : req.sources) write_file(fs::path(dir) / s.name, s.text);
+  if (auto failure = compile(plan, req, dir, lib_name)) throw_compile_failure(*failure, plan, dir);
+}
+
+// A fresh directory for a build that bypasses the cache: under <cache>/tmp, else the system temp dir.
+std::string make_private_dir(const std::string& program) {
+  std::error_code ec;
+  try {
+    fs::path tmp = fs::path(ensure_cache_dir()) / "tmp";
+    fs::create_directories(tmp, ec);
+    if (!ec) {
+      std::string dir = make_temp_dir((tmp / (program + "-")).string());
+      if (!dir.empty()) return dir;
+    }
+  } catch (const UserError&) {
+    // An unusable cache does not matter for an uncached build.
+  }
+  std::string system_tmp = getenv_or_empty("TMPDIR");
+  if (system_tmp.empty()) system_tmp = "/tmp";
+  std::string dir = make_temp_dir(system_tmp + "/sdfc-" + program + "-");
+  if (dir.empty())
+    throw_at(system_tmp, fmt::format("cannot create a build directory: {}; set SDFC_CACHE_DIR or TMPDIR to a writable "
+                                     "directory",
+                                     errno_text(errno)));
+  return dir;
+}
+
+// Moves the finished build `tmp` to `entry`. Returns false when another process published the same
+// entry first (then `tmp` is deleted and the existing entry is used).
+bool publish(const std::string& tmp, const fs::path& entry, const fs::path& root, const std::string& lib_name) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (::rename(tmp.c_str(), entry.c_str()) == 0) return true;
+    int err = errno;
+    if (err != EEXIST && err != ENOTEMPTY)
+      throw_at(entry.string(), fmt::format("cannot publish the build cache entry: {}; set SDFC_CACHE_DIR to a writable "
+                                           "directory",
+                                           errno_text(err)));
+    if (is_complete_entry(entry, lib_name)) {
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+      return false;
+    }
+    // Not published by sdfc (entries appear complete, by rename): set it aside and try again.
+    discard_dir(entry, root);
+  }
+  throw_at(entry.string(), "cannot publish the build cache entry: an incomplete entry keeps reappearing");
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 h;
+  h.update(data);
+  return h.hex_digest();
+}
+
+std::string cache_dir() {
+  std::string dir = getenv_or_empty("SDFC_CACHE_DIR");
+  if (!dir.empty()) return dir;
+  std::string xdg = getenv_or_empty("XDG_CACHE_HOME");
+  if (!xdg.empty() && xdg[0] == '/') return xdg + "/sdfc";  // the XDG spec says to ignore relative paths
+  std::string home = getenv_or_empty("HOME");
+  if (!home.empty()) return home + "/.cache/sdfc";
+  return fallback_cache_dir();
+}
+
+std::string host_compiler() {
+  std::string name = getenv_or_empty("SDFC_CXX");
+  bool from_env = !name.empty();
+  if (!from_env) name = "c++";
+  std::string path = resolve_program(name);
+  if (path.empty()) {
+    throw_at(name, from_env
+                       ? "cannot find the C++ compiler named by SDFC_CXX (not an executable file, or not in PATH); "
+                         "set SDFC_CXX to the path of a C++17 compiler"
+                       : "cannot find a C++ compiler ('c++' is not in PATH); install one or set SDFC_CXX to the "
+                         "path of a C++17 compiler");
+  }
+  return path;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
+  return spawn_and_wait(argv, cwd, environ);
+}
+
+BuildResult build_library(const BuildRequest& req) {
+  Plan plan = make_plan(req);
+  BuildResult result;
+  result.cache_key = cache_key(req, plan);
+  std::string lib_name = "lib" + req.program_name + ".so";
+
+  if (!req.use_cache) {
+    std::string dir = make_private_dir(req.program_name);
+    build_in(dir, plan, req, lib_name);
+    result.library_path = (fs::path(dir) / lib_name).string();
+    return result;
+  }
+
+  fs::path root = ensure_cache_dir();
+  double limit_mb = cache_limit_mb();  // read before building: a bad setting must not cost a compile
+  fs::path entry = root / result.cache_key;
+  result.library_path = (entry / lib_name).string();
+  if (is_complete_entry(entry, lib_name)) {
+    touch(entry);
+    result.cache_hit = true;
+    return result;
+  }
+
+  std::string tmp = make_temp_dir((root / fmt::format("tmp-{}-{}-", result.cache_key, ::getpid())).string());
+  if (tmp.empty())
+    throw_at(root.string(), fmt::format("cannot create a build directory in the build cache: {}; set SDFC_CACHE_DIR to "
+                                        "a writable directory",
+                                        errno_text(errno)));
+  build_in(tmp, plan, req, lib_name);
+  // The marker goes in before the rename: whoever sees the entry sees it complete. Synced, so that a
+  // crash right after publishing cannot leave a marker next to a truncated library.
+  sync_file(fs::path(tmp) / lib_name);
+  write_file(fs::path(tmp) / kCompleteMarker, result.cache_key + "\n", /*sync=*/true);
+  if (!publish(tmp, entry, root, lib_name)) {
+    touch(entry);
+    result.cache_hit = true;
+    return result;
+  }
+  touch(entry);
+  bound_cache(root, result.cache_key, limit_mb);
+  return result;
+}
+
+void install_library(const std::string& built, const std::string& dest) {
+  fs::path dest_path = fs::absolute(dest);
+  fs::path dir = dest_path.parent_path();
+  std::string templ = (dir / ("." + dest_path.filename().string() + ".tmp-XXXXXX")).string();
+  int out = ::mkstemp(templ.data());
+  if (out < 0) throw_at(dest, fmt::format("cannot create a file in {}: {}", dir.string(), errno_text(errno)));
+  auto fail = [&](const std::string& what, int err) {
+    ::close(out);
+    ::unlink(templ.c_str());
+    throw_at(dest, fmt::format("{}: {}", what, errno_text(err)));
+  };
+  int in = ::open(built.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) fail("cannot read the built library " + built, errno);
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(in);
+      fail("cannot read the built library " + built, err);
+    }
+    if (n == 0) break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = ::write(out, buf + done, size_t(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        int err = errno;
+        ::close(in);
+        fail("cannot write the library", err);
+      }
+      done += w;
+    }
+  }
+  // mkstemp makes the file 0600: give it the built library's mode (the compiler's, after the umask).
+  struct stat st;
+  mode_t mode = ::fstat(in, &st) == 0 ? (st.st_mode & 07777) : 0755;
+  ::close(in);
+  if (::fchmod(out, mode) != 0) fail("cannot set the library's permissions", errno);
+  if (::fsync(out) != 0) fail("cannot write the library", errno);
+  if (::close(out) != 0) {
+    int err = errno;
+    ::unlink(templ.c_str());
+    throw_at(dest, fmt::format("cannot write the library: {}", errno_text(err)));
+  }
+  if (::rename(templ.c_str(), dest_path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(templ.c_str());
+    throw_at(dest, fmt::format("cannot install the library: {}", errno_text(err)));
+  }
+}
+
+}  // namespace sdfc

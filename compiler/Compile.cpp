@@ -1,0 +1,145 @@
+#include "compiler/Compile.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "ir/JsonReader.h"
+#include "ir/Validate.h"
+
+#ifndef SDFC_VERSION
+#define SDFC_VERSION "0.0.0"
+#endif
+#ifndef SDFC_SOURCE_RUNTIME_DIR
+#define SDFC_SOURCE_RUNTIME_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace sdfc {
+namespace {
+
+std::string join_messages(const std::vector<Diagnostic>& ds) {
+  std::string s;
+  for (auto& d : ds) s += (s.empty() ? "" : "\n") + d.str();
+  return s;
+}
+
+std::unique_ptr<SDFG> checked(std::unique_ptr<SDFG> sdfg, const std::string& name) {
+  auto ds = validate(*sdfg, name);
+  if (!ds.empty()) throw InvalidInput(std::move(ds));
+  return sdfg;
+}
+
+/// The directory of the binary or shared library this code is linked into.
+fs::path own_location() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&runtime_include_dir), &info) && info.dli_fname) {
+    std::error_code ec;
+    fs::path p = fs::canonical(info.dli_fname, ec);
+    if (!ec) return p.parent_path();
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+}  // namespace
+
+InvalidInput::InvalidInput(std::vector<Diagnostic> diags) : std::runtime_error(join_messages(diags)), diags_(std::move(diags)) {}
+
+std::unique_ptr<SDFG> load_sdfg_file(const std::string& path) {
+  try {
+    return checked(read_sdfg_file(path), path);
+  } catch (const UserError& e) {
+    throw InvalidInput({e.diagnostic()});
+  }
+}
+
+std::unique_ptr<SDFG> load_sdfg_text(const std::string& text, const std::string& display_name) {
+  try {
+    return checked(read_sdfg(text, display_name), display_name);
+  } catch (const UserError& e) {
+    throw InvalidInput({e.diagnostic()});
+  }
+}
+
+GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, const std::string& file,
+                                  const PipelineHooks& hooks) {
+  try {
+    run_pipeline(sdfg, options, hooks);
+    return generate(sdfg, options, file);
+  } catch (const UserError& e) {
+    throw InvalidInput({e.diagnostic()});
+  }
+}
+
+void emit_sources(const GeneratedProgram& program, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(Diagnostic{dir, "", 0, 0, "cannot create the source directory: " + ec.message()});
+  auto write = [&](const std::string& name, const std::string& text) {
+    fs::path p = fs::path(dir) / name;
+    std::string tmp = p.string() + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream o(tmp, std::ios::binary);
+      o << text;
+      if (!o) throw UserError(Diagnostic{p.string(), "", 0, 0, "cannot write the generated source"});
+    }
+    fs::rename(tmp, p, ec);
+    if (ec) throw UserError(Diagnostic{p.string(), "", 0, 0, "cannot write the generated source: " + ec.message()});
+  };
+  for (auto& f : program.files) write(f.name, f.text);
+  write(program.name + ".h", program.header);
+}
+
+std::string runtime_include_dir() {
+  if (const char* env = std::getenv("SDFC_RUNTIME_DIR"); env && *env) return env;
+  fs::path here = own_location();
+  for (fs::path candidate : {here / ".." / "share" / "sdfc" / "include", here / "share" / "sdfc" / "include"}) {
+    std::error_code ec;
+    if (fs::exists(candidate / "sdfc" / "program.h", ec)) return fs::canonical(candidate, ec).string();
+  }
+  return SDFC_SOURCE_RUNTIME_DIR;
+}
+
+const std::string& runtime_hash() {
+  static std::once_flag once;
+  static std::string hash;
+  std::call_once(once, [] {
+    std::string all;
+    fs::path dir = fs::path(runtime_include_dir()) / "sdfc";
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      all += f.filename().string() + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    hash = sha256_hex(all);
+  });
+  return hash;
+}
+
+BuildResult build_program(const GeneratedProgram& program, const CompileOptions& options, bool use_cache) {
+  BuildRequest req;
+  req.program_name = program.name;
+  for (auto& f : program.files) req.sources.push_back({f.name, f.text});
+  req.sources.push_back({program.name + ".h", program.header});
+  req.include_dirs.push_back(runtime_include_dir());
+  req.extra_flags = {"-fvisibility=hidden"};
+  // The generated sources are a function of the normalized IR and the options; the key adds the
+  // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
+  req.key_material = fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\n", SDFC_VERSION,
+                                 runtime_hash(), to_string(options.target), options.gpu_arch,
+                                 to_string(options.transients), options.gpu_streams);
+  req.use_cache = use_cache;
+  return build_library(req);
+}
+
+}  // namespace sdfc

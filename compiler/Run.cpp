@@ -1,0 +1,161 @@
+#include "compiler/Run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compiler/Convert.h"
+#include "ir/Diagnostic.h"
+
+namespace sdfc {
+namespace {
+
+using InJson = nlohmann::json;
+
+struct Buffer {
+  DType dtype;
+  std::vector<std::int64_t> shape;
+  std::size_t count = 0;
+  std::unique_ptr<unsigned char, void (*)(void*)> data{nullptr, std::free};
+};
+
+[[noreturn]] void bad_input(const std::string& file, const std::string& ptr, const std::string& msg) {
+  throw UserError(Diagnostic{file, ptr, 0, 0, msg});
+}
+
+/// Converts one JSON number into `t` at `out`, exactly, or fails with the value's pointer.
+void put_number(const InJson& v, DType t, unsigned char* out, const std::string& file, const std::string& ptr) {
+  bool ok;
+  if (v.is_number_integer() && !v.is_number_unsigned()) ok = convert_exact(v.get<std::int64_t>(), t, out);
+  else if (v.is_number_unsigned()) ok = v.get<std::uint64_t>() <= INT64_MAX && convert_exact(v.get<std::int64_t>(), t, out);
+  else if (v.is_number_float()) ok = convert_exact(v.get<double>(), t, out);
+  else if (v.is_boolean()) ok = convert_exact(static_cast<std::int64_t>(v.get<bool>()), t, out);
+  else if (v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity"))
+    ok = convert_exact(v == "NaN" ? NAN : v == "Infinity" ? INFINITY : -INFINITY, t, out);
+  else bad_input(file, ptr, fmt::format("expected a number but found {}", v.dump()));
+  if (!ok) bad_input(file, ptr, fmt::format("value {} does not convert exactly to {}", v.dump(), to_string(t)));
+}
+
+const InJson* entry(const InJson& doc, const char* section, const std::string& name) {
+  auto s = doc.find(section);
+  if (s == doc.end() || !s->is_object()) return nullptr;
+  auto e = s->find(name);
+  return e == s->end() ? nullptr : &*e;
+}
+
+}  // namespace
+
+int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
+  InJson doc;
+  try {
+    std::ifstream in(req.inputs_path, std::ios::binary);
+    if (!in) {
+      err << fmt::format("{}: error: cannot open the inputs file\n", req.inputs_path);
+      return 1;
+    }
+    doc = InJson::parse(in);
+  } catch (const InJson::exception& e) {
+    err << fmt::format("{}: error: malformed JSON: {}\n", req.inputs_path, e.what());
+    return 1;
+  }
+  try {
+    if (!doc.is_object()) bad_input(req.inputs_path, "", "expected an object with \"symbols\", \"scalars\" and \"arrays\"");
+    Program program = Program::compile_file(req.sdfg_path, req.options);
+    std::map<std::string, Buffer> buffers;
+    for (auto& a : program.arguments()) {
+      DType t = parse_dtype(a.dtype).value_or(DType::Float64);
+      if (a.kind == "array") {
+        const InJson* e = entry(doc, "arrays", a.name);
+        std::string p = "/arrays/" + pointer_token(a.name);
+        if (!e) bad_input(req.inputs_path, "/arrays", fmt::format("missing array argument \"{}\" ({} [{}]) of program \"{}\"", a.name, a.dtype, fmt::join(a.shape, ", "), program.name()));
+        if (!e->is_object() || !e->contains("data") || !(*e)["data"].is_array())
+          bad_input(req.inputs_path, p, "expected {\"dtype\", \"shape\", \"data\": [...]}");
+        Buffer b;
+        b.dtype = t;
+        if (e->contains("shape") && (*e)["shape"].is_array())
+          for (auto& s : (*e)["shape"]) b.shape.push_back(s.is_number_integer() ? s.get<std::int64_t>() : 0);
+        const InJson& data = (*e)["data"];
+        b.count = data.size();
+        std::size_t bytes = std::max<std::size_t>(64, (b.count * dtype_size(t) + 63) / 64 * 64);
+        b.data.reset(static_cast<unsigned char*>(std::aligned_alloc(64, bytes)));
+        if (!b.data) bad_input(req.inputs_path, p, "out of memory");
+        for (std::size_t i = 0; i < b.count; ++i)
+          put_number(data[i], t, b.data.get() + i * dtype_size(t), req.inputs_path, p + "/data/" + std::to_string(i));
+        program.set_array(a.name, b.data.get(), a.dtype, b.count);
+        buffers.emplace(a.name, std::move(b));
+      } else {
+        const char* section = a.kind == "symbol" ? "symbols" : "scalars";
+        const InJson* e = entry(doc, section, a.name);
+        if (!e) e = entry(doc, a.kind == "symbol" ? "scalars" : "symbols", a.name);
+        if (!e) bad_input(req.inputs_path, std::string("/") + section, fmt::format("missing {} argument \"{}\" ({}) of program \"{}\"", a.kind, a.name, a.dtype, program.name()));
+        const InJson& v = e->is_object() && e->contains("value") ? (*e)["value"] : *e;
+        std::string p = std::string("/") + section + "/" + pointer_token(a.name) + "/value";
+        alignas(16) unsigned char tmp[16];
+        put_number(v, t, tmp, req.inputs_path, p);
+        if (v.is_number_float()) program.set_value(a.name, v.get<double>());
+        else program.set_value(a.name, v.get<std::int64_t>());
+      }
+    }
+    // Symbols that only size arrays let the program check the arrays it is given.
+    if (auto s = doc.find("symbols"); s != doc.end() && s->is_object())
+      for (auto it = s->begin(); it != s->end(); ++it) {
+        bool is_arg = false;
+        for (auto& a : program.arguments()) is_arg |= a.name == it.key();
+        const InJson& v = it.value().is_object() && it.value().contains("value") ? it.value()["value"] : it.value();
+        if (!is_arg && v.is_number_integer()) {
+          try {
+            program.set_value(it.key(), v.get<std::int64_t>());
+          } catch (const Error&) {
+            // not a symbol of this program: ignored, as every entry the program does not take
+          }
+        }
+      }
+    program.call();
+    std::string text = "{\"arrays\": {";
+    bool first = true;
+    for (auto& a : program.arguments()) {
+      if (a.kind != "array") continue;
+      const Buffer& b = buffers.at(a.name);
+      text += fmt::format("{}\n  \"{}\": {{\"dtype\": \"{}\", \"shape\": [{}], \"data\": [", first ? "" : ",", a.name, a.dtype,
+                          fmt::join(b.shape, ", "));
+      first = false;
+      for (std::size_t i = 0; i < b.count; ++i) {
+        if (i) text += ", ";
+        text += format_element(b.data.get() + i * dtype_size(b.dtype), b.dtype);
+      }
+      text += "]}";
+    }
+    text += "\n}}\n";
+    if (req.output_path.empty() || req.output_path == "-") {
+      out << text;
+    } else {
+      std::string tmp = req.output_path + ".tmp." + std::to_string(::getpid());
+      {
+        std::ofstream o(tmp, std::ios::binary);
+        o << text;
+        if (!o) {
+          err << fmt::format("{}: error: cannot write the output file\n", req.output_path);
+          return 1;
+        }
+      }
+      if (std::rename(tmp.c_str(), req.output_path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        err << fmt::format("{}: error: cannot write the output file\n", req.output_path);
+        return 1;
+      }
+    }
+    return 0;
+  } catch (const UserError& e) {
+    err << e.diagnostic().str() << "\n";
+  } catch (const Error& e) {
+    err << e.what() << "\n";
+  }
+  return 1;
+}
+
+}  // namespace sdfc

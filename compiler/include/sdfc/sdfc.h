@@ -1,0 +1,105 @@
+// sdfc's embedding API: compile a DaCe SDFG into a shared library, load it, bind arguments by
+// name (pointers with sizes and dtypes checked), call it, read its errors.
+//
+//   sdfc::Program p = sdfc::Program::compile_file("heat.sdfg");
+//   p.set_array("u", u.data(), u.size());
+//   p.set_value("N", 64);
+//   p.call();                      // throws sdfc::Error with the program's message on failure
+//
+// One Program is not thread-safe; separate Programs are independent.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace sdfc {
+
+/// Everything the API reports: invalid input (one line per problem), a failed build, a bad
+/// binding, or an error the program itself reported during a call.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Compile options, named as on the command line.
+struct Options {
+  std::string target = "cpu";  ///< cpu (cuda and hip come with GPU code generation)
+  std::string gpu_arch;        ///< "" = the target's default
+  std::string transients;      ///< "" = as the file declares; scoped | persistent | pool | external
+  int gpu_streams = 0;         ///< >= 0; ignored on the CPU
+  bool use_cache = true;       ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
+};
+
+/// One argument of a program, in DaCe's order.
+struct ArgumentInfo {
+  std::string name;
+  std::string kind;                ///< "array", "scalar" or "symbol"
+  std::string dtype;               ///< "float64", "int32", ...
+  std::vector<std::string> shape;  ///< arrays: extents as expressions of the symbols ("N", "-2 + M")
+};
+
+/// A compiled, loaded program.
+class Program {
+ public:
+  /// Compiles an SDFG file (.sdfg / .sdfgz) or JSON text, then loads the library.
+  static Program compile_file(const std::string& sdfg_path, const Options& options = {});
+  static Program compile_string(const std::string& sdfg_json, const Options& options = {});
+  /// Loads a library built by `sdfc compile`.
+  static Program load(const std::string& library_path);
+
+  Program(Program&&) noexcept;
+  Program& operator=(Program&&) noexcept;
+  ~Program();
+
+  const std::string& name() const;
+  const std::string& library_path() const;
+  const std::vector<ArgumentInfo>& arguments() const;
+
+  /// Binds an array argument to `count` elements of `dtype` at `data`. The dtype must match the
+  /// program's; the size is checked against the shape when the program is called.
+  void set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count);
+  template <typename T>
+  void set_array(const std::string& name, T* data, std::size_t count) {
+    set_array(name, static_cast<void*>(data), dtype_name<T>(), count);
+  }
+  /// Binds a scalar argument or a symbol. The value converts when the conversion is exact
+  /// (2.0 to an int32 symbol is fine, 2.5 is an Error).
+  void set_value(const std::string& name, double value);
+  void set_value(const std::string& name, std::int64_t value);
+  void set_value(const std::string& name, int value) { set_value(name, static_cast<std::int64_t>(value)); }
+
+  /// Calls the program. The first call (and a call with new symbol values) initializes it;
+  /// workspaces for External transients are allocated by the Program. Throws Error for a missing
+  /// or mismatched binding (the program is then not called) and for errors the program reports.
+  void call();
+
+  /// The dtype name for a C++ type (float -> "float32", ...).
+  template <typename T>
+  static const char* dtype_name() {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, double>) return "float64";
+    else if constexpr (std::is_same_v<U, float>) return "float32";
+    else if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
+    else if constexpr (std::is_same_v<U, std::int32_t>) return "int32";
+    else if constexpr (std::is_same_v<U, std::int16_t>) return "int16";
+    else if constexpr (std::is_same_v<U, std::int8_t>) return "int8";
+    else if constexpr (std::is_same_v<U, std::uint64_t>) return "uint64";
+    else if constexpr (std::is_same_v<U, std::uint32_t>) return "uint32";
+    else if constexpr (std::is_same_v<U, std::uint16_t>) return "uint16";
+    else if constexpr (std::is_same_v<U, std::uint8_t>) return "uint8";
+    else if constexpr (std::is_same_v<U, bool>) return "bool";
+    else static_assert(sizeof(T) == 0, "unsupported element type");
+  }
+
+ private:
+  struct Impl;
+  explicit Program(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sdfc

@@ -1,0 +1,181 @@
+#include "ir/Signature.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace sdfc {
+namespace {
+
+void expr_syms(const Expr& e, std::set<std::string>& out) { free_symbols(e, out); }
+
+void range_syms(const Range& r, std::set<std::string>& out) {
+  for (auto& d : r) {
+    expr_syms(d.start, out);
+    expr_syms(d.end, out);
+    expr_syms(d.step, out);
+  }
+}
+
+/// Names a Python statement or expression reads; falls back to identifier tokens when the text
+/// is not a single expression (statements, C++).
+void code_syms(const std::string& code, std::set<std::string>& out) { 
+  for (auto& id : identifiers_in(code)) out.insert(id);
+}
+
+struct Collector {
+  std::set<std::string> used;
+  std::set<std::string> bound;  // map parameters, loop variables, assigned symbols
+
+  void desc(const DataDesc& d) {
+    if (d.transient) {
+      for (auto& s : d.shape) expr_syms(s, used);
+      if (d.total_size) expr_syms(d.total_size, used);
+    }
+    for (auto& s : d.strides) expr_syms(s, used);
+    for (auto& o : d.offset) expr_syms(o, used);
+  }
+
+  void region(const Block& r) {
+    for (auto& e : r.cf_edges) {
+      if (!e.unconditional()) code_syms(e.condition.code, used);
+      for (auto& [k, v] : e.assignments) {
+        bound.insert(k);
+        code_syms(v, used);
+      }
+    }
+    for (auto& b : r.blocks) block(*b);
+  }
+
+  void block(const Block& b) {
+    switch (b.kind) {
+      case BlockKind::State:
+        for (auto& n : b.nodes) node(*n);
+        for (auto& e : b.edges) {
+          if (e.memlet.subset) range_syms(*e.memlet.subset, used);
+          if (e.memlet.other_subset) range_syms(*e.memlet.other_subset, used);
+        }
+        break;
+      case BlockKind::Loop:
+        if (!b.loop_variable.empty()) bound.insert(b.loop_variable);
+        if (b.init_statement) code_syms(b.init_statement->code, used);
+        if (b.update_statement) code_syms(b.update_statement->code, used);
+        code_syms(b.loop_condition.code, used);
+        region(b);
+        break;
+      case BlockKind::Region: region(b); break;
+      case BlockKind::Conditional:
+        for (auto& [c, body] : b.branches) {
+          if (c) code_syms(c->code, used);
+          region(*body);
+        }
+        break;
+      default: break;
+    }
+  }
+
+  void node(const Node& n) {
+    switch (n.kind) {
+      case NodeKind::MapEntry:
+        range_syms(n.map.range, used);
+        for (auto& p : n.map.params) bound.insert(p);
+        break;
+      case NodeKind::Tasklet: {
+        std::set<std::string> ids;
+        code_syms(n.code.code, ids);
+        for (auto& c : n.in_connectors) ids.erase(c.name);
+        for (auto& c : n.out_connectors) ids.erase(c.name);
+        used.insert(ids.begin(), ids.end());
+        break;
+      }
+      case NodeKind::NestedSDFG:
+        for (auto& [k, v] : n.symbol_mapping) expr_syms(v, used);
+        break;
+      default: break;
+    }
+  }
+};
+
+}  // namespace
+
+std::set<std::string> identifiers_in(const std::string& code) {
+  std::set<std::string> out;
+  std::size_t i = 0;
+  while (i < code.size()) {
+    char c = code[i];
+    if (c == '"' || c == '\'') {  // skip string literals
+      char q = c;
+      for (++i; i < code.size() && code[i] != q; ++i)
+        if (code[i] == '\\') ++i;
+      ++i;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t s = i;
+      while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_')) ++i;
+      // a name after '.' is an attribute (math.log), not a variable
+      bool attr = s > 0 && code[s - 1] == '.';
+      if (!attr) out.insert(code.substr(s, i - s));
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {  // numbers, including 1e5 and 7i64
+      while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '.')) ++i;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::set<std::string> free_symbols(const SDFG& sdfg) {
+  Collector c;
+  for (auto& [n, d] : sdfg.arrays) c.desc(d);
+  c.region(sdfg.root);
+  std::set<std::string> out;
+  for (auto& [name, t] : sdfg.symbols)
+    if (c.used.count(name) && !c.bound.count(name)) out.insert(name);
+  return out;
+}
+
+std::vector<std::string> assigned_symbols(const SDFG& sdfg) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& s) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  std::vector<const Block*> work{&sdfg.root};
+  while (!work.empty()) {
+    const Block* b = work.back();
+    work.pop_back();
+    if (b->kind == BlockKind::Loop && !b->loop_variable.empty()) add(b->loop_variable);
+    for (auto& e : b->cf_edges)
+      for (auto& [k, v] : e.assignments) add(k);
+    for (auto& c : b->blocks) work.push_back(c.get());
+    for (auto& [c, body] : b->branches) work.push_back(body.get());
+  }
+  return out;
+}
+
+Signature signature(const SDFG& sdfg) {
+  Signature sig;
+  std::vector<Argument> arrays, rest;
+  for (auto& [name, d] : sdfg.arrays) {
+    if (d.transient) continue;
+    if (d.kind == DataKind::Array) arrays.push_back({name, Argument::Kind::Array, d.dtype, true, &d});
+    else if (name.rfind("__dace", 0) != 0)
+      rest.push_back({name, Argument::Kind::Scalar, d.dtype, d.storage == StorageType::GPU_Global, &d});
+  }
+  auto syms = free_symbols(sdfg);
+  for (auto& s : syms) {
+    if (sdfg.find_data(s)) continue;
+    rest.push_back({s, Argument::Kind::Symbol, sdfg.symbol_type(s).value_or(DType::Int32), false, nullptr});
+    sig.init_symbols.push_back(s);
+  }
+  auto by_name = [](const Argument& a, const Argument& b) { return a.name < b.name; };
+  std::sort(arrays.begin(), arrays.end(), by_name);
+  std::sort(rest.begin(), rest.end(), by_name);
+  sig.args = arrays;
+  sig.args.insert(sig.args.end(), rest.begin(), rest.end());
+  std::sort(sig.init_symbols.begin(), sig.init_symbols.end());
+  return sig;
+}
+
+}  // namespace sdfc

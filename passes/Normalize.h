@@ -1,0 +1,20 @@
+/// \file
+/// `normalize`: the first pass. Resolves what DaCe leaves to defaults so that later passes and
+/// the code generator read explicit decisions from the IR:
+///  - map schedules: a `Default` map outside any map becomes CPU_Multicore on the CPU (as DaCe's
+///    SCOPEDEFAULT_SCHEDULE does); one inside a map, or inside a nested SDFG called from a map,
+///    becomes Sequential;
+///  - storage: `Default` arrays become CPU_Heap; `Default` scalars stay `Default` (host locals);
+///  - connector types: a connector declared with type null gets the dtype of the data its memlet
+///    refers to (DaCe's type inference).
+/// Assumes a validated SDFG. Must run before every other pass.
+#pragma once
+
+#include "ir/SDFG.h"
+#include "passes/Options.h"
+
+namespace sdfc {
+
+void normalize(SDFG& sdfg, const CompileOptions& options);
+
+}  // namespace sdfc

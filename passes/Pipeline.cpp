@@ -1,0 +1,50 @@
+#include "passes/Pipeline.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "ir/Dump.h"
+#include "passes/Normalize.h"
+
+namespace sdfc {
+namespace {
+
+struct Pass {
+  const char* name;
+  std::function<void(SDFG&, const CompileOptions&)> run;
+};
+
+/// The pipeline. Later passes (transient-lifetimes, stream-assignment, pool-legality,
+/// synchronization, workspace-layout, external-sync) are added here, in this order, as they land.
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> list = {
+      // normalize first: every later pass reads explicit schedules, storage and connector types.
+      {"normalize", normalize},
+  };
+  return list;
+}
+
+}  // namespace
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (auto& p : passes()) n.push_back(p.name);
+    return n;
+  }();
+  return names;
+}
+
+void run_pipeline(SDFG& sdfg, const CompileOptions& options, const PipelineHooks& hooks) {
+  for (auto& p : passes()) {
+    auto t0 = std::chrono::steady_clock::now();
+    p.run(sdfg, options);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("pass {:<22} {:9.3f} ms\n", p.name, ms);
+    if (hooks.print_to && (hooks.print_after == p.name || hooks.print_after == "all"))
+      *hooks.print_to << fmt::format("// IR after {}\n", p.name) << dump(sdfg);
+  }
+}
+
+}  // namespace sdfc

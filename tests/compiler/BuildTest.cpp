@@ -1,0 +1,428 @@
+// The build driver: compiling generated sources, the content-addressed cache, compiler errors.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler/Build.h"
+#include "ir/Diagnostic.h"
+
+using namespace sdfc;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kAnswer = "extern \"C\" int answer() { return 42; }\n";
+
+/// Sets (or, with nullopt, unsets) an environment variable for the scope of a test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    set(value);
+  }
+  ~ScopedEnv() { set(old_); }
+  void set(const std::optional<std::string>& value) {
+    if (value)
+      setenv(name_, value->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+BuildRequest request(const std::string& program, const std::string& source = kAnswer) {
+  BuildRequest req;
+  req.program_name = program;
+  req.sources = {{program + ".cpp", source}};
+  req.key_material = "ir of " + program;
+  return req;
+}
+
+/// Loads the library and calls its `int answer()`; -1 when it cannot.
+int call_answer(const std::string& library) {
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    ADD_FAILURE() << "dlopen: " << dlerror();
+    return -1;
+  }
+  auto fn = reinterpret_cast<int (*)()>(dlsym(handle, "answer"));
+  int result = fn ? fn() : -1;
+  dlclose(handle);
+  return result;
+}
+
+bool is_key(const std::string& name) {
+  return name.size() == 64 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+uintmax_t tree_size(const fs::path& dir) {
+  uintmax_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) total += e.file_size();
+  return total;
+}
+
+class BuildTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/sdfc-build-test-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    root_ = templ;
+    cache_ = root_ + "/cache";
+    cache_env_.set(cache_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  /// Names of the published cache entries.
+  std::set<std::string> entries() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(cache_))
+      if (is_key(e.path().filename().string())) out.insert(e.path().filename().string());
+    return out;
+  }
+  /// Names in the cache that are not entries (build directories, ...).
+  std::set<std::string> others() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(cache_))
+      if (!is_key(e.path().filename().string())) out.insert(e.path().filename().string());
+    return out;
+  }
+
+  std::string root_, cache_;
+  ScopedEnv cache_env_{"SDFC_CACHE_DIR", std::nullopt};
+  ScopedEnv limit_env_{"SDFC_CACHE_MAX_MB", std::nullopt};
+  ScopedEnv cxx_env_{"SDFC_CXX", std::nullopt};
+};
+
+}  // namespace
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  // 56 bytes: the length no longer fits in the first block, padding spills into a second one.
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(RunProcess, CapturesStatusAndOutputWithoutAShell) {
+  ProcessResult echo = run_process({"echo", "a;b", "$HOME"});
+  EXPECT_EQ(echo.status, 0);
+  EXPECT_EQ(echo.output, "a;b $HOME\n");
+
+  ProcessResult both = run_process({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(both.status, 3);
+  EXPECT_EQ(both.output, "out\nerr\n");
+
+  EXPECT_EQ(run_process({"pwd"}, "/").output, "/\n");
+}
+
+TEST(RunProcess, ReportsAProgramThatCannotStart) {
+  ProcessResult missing = run_process({"sdfc-no-such-program-xyz"});
+  EXPECT_EQ(missing.status, -1);
+  EXPECT_NE(missing.output.find("sdfc-no-such-program-xyz"), std::string::npos) << missing.output;
+  EXPECT_EQ(run_process({"/bin/sh", "-c", "true"}, "/no/such/dir").status, -1);
+}
+
+TEST(Paths, CacheDirFollowsTheEnvironment) {
+  ScopedEnv cache("SDFC_CACHE_DIR", "/c/sdfc"), xdg("XDG_CACHE_HOME", "/x"), home("HOME", "/h");
+  EXPECT_EQ(cache_dir(), "/c/sdfc");
+  cache.set(std::nullopt);
+  EXPECT_EQ(cache_dir(), "/x/sdfc");
+  xdg.set(std::nullopt);
+  EXPECT_EQ(cache_dir(), "/h/.cache/sdfc");
+  home.set(std::nullopt);
+  EXPECT_EQ(cache_dir(), "/tmp/sdfc-cache-" + std::to_string(getuid()));
+}
+
+TEST(Paths, HostCompilerIsAnAbsolutePath) {
+  ScopedEnv cxx("SDFC_CXX", std::nullopt);
+  std::string found = host_compiler();
+  EXPECT_EQ(found.front(), '/');
+  EXPECT_EQ(fs::path(found).filename(), "c++");
+  cxx.set("g++");
+  EXPECT_EQ(fs::path(host_compiler()).filename(), "g++");
+  EXPECT_EQ(host_compiler().front(), '/');
+}
+
+TEST_F(BuildTest, BuildsLoadsAndHitsTheCache) {
+  BuildResult first = build_library(request("answer"));
+  EXPECT_FALSE(first.cache_hit);
+  ASSERT_TRUE(is_key(first.cache_key)) << first.cache_key;
+  fs::path entry = fs::path(cache_) / first.cache_key;
+  EXPECT_EQ(first.library_path, (entry / "libanswer.so").string());
+  EXPECT_TRUE(fs::exists(entry / "complete"));
+  EXPECT_EQ(slurp((entry / "answer.cpp").string()), kAnswer);
+  EXPECT_EQ(call_answer(first.library_path), 42);
+  EXPECT_EQ(others(), std::set<std::string>{});  // the build directory became the entry
+
+  BuildResult second = build_library(request("answer"));
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.library_path, first.library_path);
+  EXPECT_EQ(second.cache_key, first.cache_key);
+}
+
+TEST_F(BuildTest, ChangingSourceFlagsOrKeyMaterialMisses) {
+  BuildRequest base = request("answer");
+  BuildResult original = build_library(base);
+
+  BuildRequest source = base;
+  source.sources[0].text = "extern \"C\" int answer() { return 43; }\n";
+  BuildRequest flags = base;
+  flags.extra_flags = {"-DUNUSED=1"};
+  BuildRequest material = base;
+  material.key_material += " changed";
+  std::set<std::string> keys = {original.cache_key};
+  for (const BuildRequest* r : {&source, &flags, &material}) {
+    BuildResult b = build_library(*r);
+    EXPECT_FALSE(b.cache_hit);
+    keys.insert(b.cache_key);
+  }
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_EQ(entries(), keys);
+  EXPECT_TRUE(build_library(flags).cache_hit);
+}
+
+TEST_F(BuildTest, UncachedBuildsNeverHit) {
+  BuildRequest req = request("answer");
+  req.use_cache = false;
+  BuildResult a = build_library(req);
+  BuildResult b = build_library(req);
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_FALSE(b.cache_hit);
+  EXPECT_NE(a.library_path, b.library_path);
+  EXPECT_EQ(a.cache_key, b.cache_key);
+  EXPECT_EQ(call_answer(b.library_path), 42);
+  EXPECT_EQ(entries(), std::set<std::string>{});
+}
+
+TEST_F(BuildTest, ConcurrentBuildsPublishOneEntry) {
+  BuildRequest req = request("answer");
+  std::vector<BuildResult> results(4);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < results.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        results[i] = build_library(req);
+        // Whoever returns must find a complete entry, never a half-written one.
+        if (!fs::exists(fs::path(results[i].library_path).parent_path() / "complete")) errors[i] = "no marker";
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << "build " << i;
+    EXPECT_EQ(results[i].library_path, results[0].library_path);
+  }
+  // Exactly one build published the entry; the others found it, before compiling or after losing the race.
+  EXPECT_EQ(std::count_if(results.begin(), results.end(), [](const BuildResult& r) { return !r.cache_hit; }), 1);
+  EXPECT_EQ(entries(), std::set<std::string>{results[0].cache_key});
+  EXPECT_EQ(others(), std::set<std::string>{});  // the losers deleted their build directories
+  EXPECT_EQ(call_answer(results[0].library_path), 42);
+}
+
+TEST_F(BuildTest, ConcurrentProcessesPublishOneEntry) {
+  BuildRequest req = request("answer");
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // the child: no gtest assertions here, only a report file and the exit status
+      std::ofstream report(root_ + "/child-" + std::to_string(i));
+      try {
+        BuildResult r = build_library(req);
+        bool complete = fs::exists(fs::path(r.library_path).parent_path() / "complete");
+        report << r.library_path << (complete ? "" : " (no marker)");
+        report.close();
+        _exit(complete ? 0 : 1);
+      } catch (const std::exception& e) {
+        report << e.what();
+        report.close();
+        _exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  std::set<std::string> paths;
+  for (size_t i = 0; i < children.size(); ++i) {
+    int status = 0;
+    ASSERT_EQ(waitpid(children[i], &status, 0), children[i]);
+    std::string report = slurp(root_ + "/child-" + std::to_string(i));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child " << i << ": " << report;
+    paths.insert(report);
+  }
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(entries().size(), 1u);
+  EXPECT_EQ(others(), std::set<std::string>{});
+  EXPECT_EQ(call_answer(*paths.begin()), 42);
+}
+
+TEST_F(BuildTest, AnEntryWithoutItsMarkerIsRebuilt) {
+  BuildResult first = build_library(request("answer"));
+  fs::path marker = fs::path(cache_) / first.cache_key / "complete";
+  fs::remove(marker);
+  BuildResult second = build_library(request("answer"));
+  EXPECT_FALSE(second.cache_hit);
+  EXPECT_TRUE(fs::exists(marker));
+  EXPECT_EQ(call_answer(second.library_path), 42);
+}
+
+TEST_F(BuildTest, CompilerErrorPointsAtTheGeneratedLine) {
+  std::string broken = "extern \"C\" int answer() {\n  int x = 1;\n  return x + undeclared_name;\n}\n";
+  try {
+    build_library(request("broken", broken));
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostic();
+    EXPECT_EQ(fs::path(d.file).filename(), "broken.cpp");
+    EXPECT_EQ(d.line, 3);
+    EXPECT_EQ(d.column, 14);
+    EXPECT_EQ(slurp(d.file), broken);  // the failed build is kept for the user to look at
+    EXPECT_EQ(d.message.rfind("the generated code does not compile: 'undeclared_name' was not declared", 0), 0u)
+        << d.message;
+    EXPECT_NE(d.message.find("this is an sdfc bug; please report it with the input file"), std::string::npos);
+    EXPECT_NE(d.message.find(fs::path(d.file).parent_path().string()), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("\nbroken.cpp:3:14: error:"), std::string::npos) << d.message;  // the output
+    EXPECT_TRUE(fs::exists(fs::path(d.file).parent_path() / "build.log"));
+  }
+  EXPECT_EQ(entries(), std::set<std::string>{});
+}
+
+TEST_F(BuildTest, LinkErrorNamesTheProgram) {
+  BuildRequest req = request("answer");
+  req.extra_flags = {"-lsdfc_no_such_library"};
+  try {
+    build_library(req);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostic();
+    EXPECT_EQ(fs::path(d.file).filename(), "answer.cpp");
+    EXPECT_EQ(d.line, 0);
+    EXPECT_NE(d.message.find("sdfc_no_such_library"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("this is an sdfc bug"), std::string::npos);
+  }
+}
+
+TEST_F(BuildTest, MissingCompilerSaysHowToSetIt) {
+  ScopedEnv cxx("SDFC_CXX", "/no/such/c++");
+  try {
+    build_library(request("answer"));
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().file, "/no/such/c++");
+    EXPECT_NE(e.diagnostic().message.find("set SDFC_CXX"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(BuildTest, UnusableCacheDirSaysHowToSetIt) {
+  std::ofstream(root_ + "/file") << "not a directory";
+  std::string dir = root_ + "/file/cache";
+  cache_env_.set(dir);
+  try {
+    build_library(request("answer"));
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().file, dir);
+    EXPECT_NE(e.diagnostic().message.find("cannot create the build cache directory"), std::string::npos) << e.what();
+    EXPECT_NE(e.diagnostic().message.find("SDFC_CACHE_DIR"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(BuildTest, BadCacheLimitIsRejectedBeforeCompiling) {
+  limit_env_.set("lots");
+  try {
+    build_library(request("answer"));
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().message, "SDFC_CACHE_MAX_MB must be a non-negative number of megabytes, got 'lots'");
+  }
+  EXPECT_EQ(entries(), std::set<std::string>{});
+}
+
+TEST_F(BuildTest, ZeroLimitKeepsOnlyTheNewestEntry) {
+  limit_env_.set("0");
+  build_library(request("first"));
+  BuildResult second = build_library(request("second"));
+  EXPECT_EQ(entries(), std::set<std::string>{second.cache_key});
+  EXPECT_EQ(others(), std::set<std::string>{});
+  EXPECT_EQ(call_answer(second.library_path), 42);
+}
+
+TEST_F(BuildTest, EvictionDropsTheLeastRecentlyUsed) {
+  BuildResult a = build_library(request("a"));
+  BuildResult b = build_library(request("b"));
+  BuildResult c = build_library(request("c"));
+  EXPECT_TRUE(build_library(request("a")).cache_hit);  // a is now the most recently used
+  // Room for about two and a half entries of this size: adding d must evict the two oldest, b and c.
+  double entry_mb = double(tree_size(fs::path(cache_) / a.cache_key)) / (1024 * 1024);
+  limit_env_.set(std::to_string(2.5 * entry_mb));
+  BuildResult d = build_library(request("d"));
+  EXPECT_EQ(entries(), (std::set<std::string>{a.cache_key, d.cache_key}));
+}
+
+TEST_F(BuildTest, PublishingRemovesStaleBuildDirectories) {
+  fs::create_directories(cache_ + "/tmp-stale/sub");
+  fs::create_directories(cache_ + "/tmp-fresh");
+  fs::create_directories(cache_ + "/tmp/private-stale");
+  for (const char* old : {"/tmp-stale", "/tmp/private-stale"}) {
+    struct timeval times[2] = {{time(nullptr) - 2 * 3600, 0}, {time(nullptr) - 2 * 3600, 0}};
+    ASSERT_EQ(utimes((cache_ + old).c_str(), times), 0);
+  }
+  build_library(request("answer"));
+  EXPECT_EQ(others(), (std::set<std::string>{"tmp", "tmp-fresh"}));
+  EXPECT_FALSE(fs::exists(cache_ + "/tmp/private-stale"));
+}
+
+TEST_F(BuildTest, InstallReplacesTheDestinationAtomically) {
+  std::string built = root_ + "/built.so", dest_dir = root_ + "/out", dest = dest_dir + "/libx.so";
+  fs::create_directories(dest_dir);
+  std::ofstream(built) << "new library";
+  chmod(built.c_str(), 0755);
+  std::ofstream(dest) << "old library";
+  std::ifstream old_reader(dest);  // like a process that loaded the old library
+
+  install_library(built, dest);
+  EXPECT_EQ(slurp(dest), "new library");
+  EXPECT_EQ(fs::status(dest).permissions() & fs::perms::all, fs::perms(0755));
+  std::string old_text;
+  std::getline(old_reader, old_text);
+  EXPECT_EQ(old_text, "old library");  // a new file, not an overwrite
+  EXPECT_EQ(std::distance(fs::directory_iterator(dest_dir), fs::directory_iterator()), 1);
+
+  try {
+    install_library(built, root_ + "/no/such/dir/libx.so");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().file, root_ + "/no/such/dir/libx.so");
+  }
+}
