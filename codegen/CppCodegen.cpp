@@ -570,6 +570,8 @@ class Generator {
     w.line(fmt::format("// tasklet {} ({})", n.label, np));
     TaskletScope scope;
     for (auto& [s, t] : c.sdfg->symbols) scope.symbols[s] = t;
+    for (auto& s : assigned_symbols(*c.sdfg))
+      if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
     for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
     for (auto& in : n.in_connectors) {
       const DataEdge* e = in_edge(st, id, in.name);

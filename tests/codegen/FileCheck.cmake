@@ -1,0 +1,35 @@
+# Generated-code regression tests in LLVM FileCheck style.
+#
+# Each test is a pair tests/codegen/cpu/<name>.sdfg (a small hand-written SDFG) and
+# tests/codegen/cpu/<name>.check (the FileCheck directives for the generated <program>.cpp, or for
+# sdfc's stderr when the check file starts with `// EXPECT-ERROR`). run_filecheck.sh runs
+# `sdfc compile <name>.sdfg --emit-source <tmp>` (no C++ compiler) and then FileCheck.
+#
+# Included from tests/CMakeLists.txt: include(codegen/FileCheck.cmake)
+
+find_program(SDFC_FILECHECK NAMES FileCheck-14 FileCheck PATHS /usr/lib/llvm-14/bin)
+find_program(SDFC_BASH NAMES bash)
+
+if(NOT SDFC_FILECHECK OR NOT SDFC_BASH)
+  message(STATUS "FileCheck (or bash) not found: the filecheck.* generated-code tests are not added")
+else()
+  set(_sdfc_fc_dir "${CMAKE_CURRENT_LIST_DIR}")
+  file(GLOB _sdfc_fc_checks CONFIGURE_DEPENDS "${_sdfc_fc_dir}/cpu/*.check")
+  list(SORT _sdfc_fc_checks)
+  foreach(_check IN LISTS _sdfc_fc_checks)
+    get_filename_component(_stem "${_check}" NAME_WLE)
+    set(_input "${_sdfc_fc_dir}/cpu/${_stem}.sdfg")
+    if(NOT EXISTS "${_input}")
+      message(WARNING "FileCheck test ${_check} has no input ${_input}; the test will fail")
+    endif()
+    add_test(NAME filecheck.cpu.${_stem}
+      COMMAND ${SDFC_BASH} ${_sdfc_fc_dir}/run_filecheck.sh
+              $<TARGET_FILE:sdfc_exe> ${SDFC_FILECHECK} ${_input} ${_check})
+    set_tests_properties(filecheck.cpu.${_stem} PROPERTIES LABELS "filecheck;codegen" TIMEOUT 60)
+  endforeach()
+  unset(_check)
+  unset(_stem)
+  unset(_input)
+  unset(_sdfc_fc_checks)
+  unset(_sdfc_fc_dir)
+endif()

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs one generated-code regression test (LLVM FileCheck style).
+#
+#   run_filecheck.sh <sdfc-binary> <FileCheck> <input.sdfg> <check-file> [extra sdfc args...]
+#
+# Compiles <input.sdfg> with `sdfc compile <input> --emit-source <tmpdir> [args]` (no -o: no C++
+# compiler runs) and checks the generated <tmpdir>/<program>.cpp against <check-file> with FileCheck.
+#
+# Directives in the leading comment lines of the check file (before the first CHECK line):
+#   // ARGS: <args...>    extra arguments for sdfc compile (split on whitespace)
+#   // EXPECT-ERROR       sdfc compile must fail with exit code 1; FileCheck then reads its stderr
+#
+# Exit status: FileCheck's status, or 1 (with a message) when sdfc does not behave as expected,
+# 2 on usage errors.
+set -u
+
+if [ "$#" -lt 4 ]; then
+  echo "usage: $0 <sdfc-binary> <FileCheck> <input.sdfg> <check-file> [extra sdfc args...]" >&2
+  exit 2
+fi
+sdfc=$1
+filecheck=$2
+input=$3
+check=$4
+shift 4
+extra=("$@")
+
+for f in "$input" "$check"; do
+  if [ ! -f "$f" ]; then
+    echo "run_filecheck.sh: no such file: $f" >&2
+    exit 2
+  fi
+done
+if [ ! -x "$sdfc" ]; then
+  echo "run_filecheck.sh: sdfc binary not found or not executable: $sdfc" >&2
+  exit 2
+fi
+
+# Leading directives.
+expect_error=0
+while IFS= read -r line || [ -n "$line" ]; do
+  case "$line" in
+    "// ARGS:"*)
+      read -r -a words <<<"${line#// ARGS:}"
+      extra+=("${words[@]}")
+      ;;
+    "// EXPECT-ERROR"*) expect_error=1 ;;
+    *CHECK*) break ;;
+    "//"* | "") ;;
+    *) break ;;
+  esac
+done <"$check"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdfc-filecheck.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+out="$tmp/out"
+mkdir "$out"
+echo "+ $sdfc compile $input --emit-source $out ${extra[*]}" >&2
+"$sdfc" compile "$input" --emit-source "$out" "${extra[@]}" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+
+if [ "$expect_error" = 1 ]; then
+  if [ "$rc" -ne 1 ]; then
+    echo "run_filecheck.sh: expected sdfc compile to fail with exit code 1, but it exited with $rc" >&2
+    echo "--- sdfc stderr:" >&2
+    cat "$tmp/stderr" >&2
+    exit 1
+  fi
+  echo "--- sdfc stderr (checked):" >&2
+  cat "$tmp/stderr" >&2
+  "$filecheck" "$check" --input-file "$tmp/stderr"
+  exit $?
+fi
+
+if [ "$rc" -ne 0 ]; then
+  echo "run_filecheck.sh: sdfc compile failed with exit code $rc" >&2
+  echo "--- sdfc stderr:" >&2
+  cat "$tmp/stderr" >&2
+  exit 1
+fi
+
+shopt -s nullglob
+sources=("$out"/*.cpp)
+if [ "${#sources[@]}" -ne 1 ]; then
+  echo "run_filecheck.sh: expected exactly one .cpp file in the --emit-source folder, found ${#sources[@]}:" >&2
+  ls -l "$out" >&2
+  exit 1
+fi
+"$filecheck" "$check" --input-file "${sources[0]}"
+exit $?

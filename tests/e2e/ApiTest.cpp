@@ -1,0 +1,236 @@
+// The embedding API end to end, and generated-code semantics checked by running programs built
+// with the builder API against results computed here.
+#include <cmath>
+#include <numeric>
+
+#include "TestUtil.h"
+#include "ir/Builder.h"
+#include "sdfc/sdfc.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+
+namespace {
+
+std::string axpy_json() {
+  SDFGBuilder b("axpy");
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("y", DType::Float64, {"N"}).scalar("a", DType::Float64);
+  b.state("compute").mapped_tasklet("axpy", {{"i", "0:N"}}, {{"xi", "x[i]"}, {"yi", "y[i]"}, {"s", "a[0]"}},
+                                    "out = s * xi + yi", {{"out", "y[i]"}});
+  return write_sdfg(*b.build());
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Api, CompilesBindsByNameAndCalls) {
+  Program p = Program::compile_string(axpy_json());
+  EXPECT_EQ(p.name(), "axpy");
+  ASSERT_EQ(p.arguments().size(), 4u);  // x, y, then a and N sorted together: N < a
+  EXPECT_EQ(p.arguments()[0].name, "x");
+  EXPECT_EQ(p.arguments()[2].name, "N");
+  EXPECT_EQ(p.arguments()[3].name, "a");
+  EXPECT_EQ(p.arguments()[0].shape, std::vector<std::string>{"N"});
+  std::vector<double> x(100), y(100);
+  std::iota(x.begin(), x.end(), 0.0);
+  std::fill(y.begin(), y.end(), 1.0);
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_value("a", 2.0);
+  p.set_value("N", 100);
+  p.call();
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(y[i], 2.0 * i + 1.0);
+  // Calling again with a smaller N re-initializes for the new symbol values.
+  p.set_value("N", 10);
+  p.call();
+  EXPECT_EQ(y[9], 2 * (2.0 * 9) + 1.0);
+  EXPECT_EQ(y[10], 2.0 * 10 + 1.0);
+}
+
+TEST(Api, BadBindingsAreReportedAndNothingRuns) {
+  Program p = Program::compile_string(axpy_json());
+  std::vector<double> x(10, 1.0), y(10, 1.0);
+  std::vector<float> f(10);
+  EXPECT_EQ(error_of([&] { p.set_array("x", f.data(), f.size()); }),
+            "argument \"x\" of program \"axpy\" has dtype float64, but the bound array has dtype float32");
+  EXPECT_EQ(error_of([&] { p.set_array("z", x.data(), x.size()); }),
+            "program \"axpy\" has no argument \"z\" (its arguments: x, y, N, a)");
+  EXPECT_EQ(error_of([&] { p.set_value("N", 2.5); }),
+            "value 2.5 does not convert exactly to int32, the dtype of argument \"N\" of program \"axpy\"");
+  EXPECT_EQ(error_of([&] { p.set_value("x", 1.0); }), "argument \"x\" of program \"axpy\" is an array; bind it with set_array");
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_value("a", 3.0);
+  EXPECT_EQ(error_of([&] { p.call(); }), "argument \"N\" of program \"axpy\" is not bound; bind it with set_value before calling");
+  p.set_value("N", 11);
+  EXPECT_EQ(error_of([&] { p.call(); }),
+            "array argument \"x\" of program \"axpy\" has 10 elements, but its shape [N] needs 11 for these symbol values");
+  EXPECT_EQ(y, std::vector<double>(10, 1.0));  // never called with a bad binding
+  p.set_value("N", 10.0);                      // exact: fine
+  p.call();
+  EXPECT_EQ(y[0], 4.0);
+}
+
+TEST(Api, InvalidInputListsEveryProblem) {
+  Json j = load_json("small.sdfg");
+  j["nodes"][0]["nodes"][4]["attributes"]["data"] = "C";
+  j["edges"][1]["dst"] = "9";
+  std::string msg = error_of([&] { Program::compile_string(j.dump()); });
+  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/4/attributes/data: error: access node refers to unknown data \"C\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("<string>: /edges/1/dst: error: interstate edge leads to block 9"), std::string::npos) << msg;
+}
+
+TEST(Api, UnsupportedTaskletCodePointsAtTheTasklet) {
+  SDFGBuilder b("bad");
+  b.symbol("N").array("x", DType::Float64, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "x[i]"}}, "import os\nb = a", {{"b", "x[i]"}});
+  std::string msg = error_of([&] { Program::compile_string(write_sdfg(*b.build())); });
+  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/2/attributes/code: error: tasklet line 1: unsupported statement"), std::string::npos) << msg;
+}
+
+TEST(Api, TwoInstancesAreIndependent) {
+  Program p = Program::compile_string(axpy_json());
+  Program q = Program::load(p.library_path());
+  std::vector<double> x(4, 1.0), y1(4, 0.0), y2(4, 0.0);
+  for (Program* r : {&p, &q}) {
+    r->set_array("x", x.data(), 4);
+    r->set_value("N", 4);
+  }
+  p.set_array("y", y1.data(), 4);
+  q.set_array("y", y2.data(), 4);
+  p.set_value("a", 2.0);
+  q.set_value("a", 5.0);
+  p.call();
+  q.call();
+  EXPECT_EQ(y1, std::vector<double>(4, 2.0));
+  EXPECT_EQ(y2, std::vector<double>(4, 5.0));
+}
+
+TEST(Api, ProgramErrorsSurfaceAsExceptions) {
+  EXPECT_NE(error_of([] { Program::load("/nonexistent/libx.so"); }).find("cannot load /nonexistent/libx.so"), std::string::npos);
+  EXPECT_EQ(error_of([] { Options o; o.transients = "bogus"; Program::compile_string("{}", o); }),
+            "unknown transient mode \"bogus\"; expected scoped, persistent, pool or external");
+  EXPECT_EQ(error_of([] { Options o; o.gpu_streams = -1; Program::compile_string("{}", o); }), "gpu_streams must be 0 or more, not -1");
+}
+
+// ---- semantics of generated code ----------------------------------------------------------------
+
+TEST(Semantics, WriteConflictResolutionUnderOpenMP) {
+  // sum, product, min, max and a general lambda, all from a parallel map into one element.
+  SDFGBuilder b("wcr");
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("r", DType::Float64, {"5"});
+  auto s = b.state("s");
+  auto [e, x] = s.map("m", {"i"}, {"0:N"});
+  int t = s.tasklet("t", {"v"}, {"s", "p", "lo", "hi", "g"}, "s = v\np = 1.0 + v / 1000.0\nlo = v\nhi = v\ng = v", Language::Python, e);
+  int xin = s.access("x"), rout = s.access("r");
+  s.edge(xin, "", e, "IN_x", "x", "0:N");
+  s.edge(e, "OUT_x", t, "v", "x", "i");
+  const char* ops[] = {"(lambda a, b: (a + b))", "(lambda a, b: (a * b))", "(lambda a, b: min(a, b))",
+                       "(lambda a, b: max(a, b))", "(lambda a, b: (a + 2 * b))"};
+  const char* conns[] = {"s", "p", "lo", "hi", "g"};
+  for (int k = 0; k < 5; ++k) s.edge(t, conns[k], x, "IN_r", "r", std::to_string(k), ops[k]);
+  s.edge(x, "OUT_r", rout, "", "r", "0:5", "(lambda a, b: (a + b))");
+  auto sdfg = b.build();
+  Program p = Program::compile_string(write_sdfg(*sdfg));
+  const int n = 1000;
+  std::vector<double> xs(n), r = {0.0, 1.0, 1e9, -1e9, 0.0};
+  for (int i = 0; i < n; ++i) xs[i] = (i * 37) % 1000;
+  p.set_array("x", xs.data(), n);
+  p.set_array("r", r.data(), 5);
+  p.set_value("N", n);
+  p.call();
+  double sum = 0, prod = 1;
+  for (double v : xs) {
+    sum += v;
+    prod *= 1.0 + v / 1000.0;
+  }
+  EXPECT_EQ(r[0], sum);
+  EXPECT_NEAR(r[1], prod, std::abs(prod) * 1e-9);
+  EXPECT_EQ(r[2], 0.0);
+  EXPECT_EQ(r[3], 999.0);
+  EXPECT_EQ(r[4], 2 * sum);
+}
+
+TEST(Semantics, PythonFloorDivisionAndModulo) {
+  SDFGBuilder b("floors");
+  b.symbol("N").array("x", DType::Int64, {"N"}).array("q", DType::Int64, {"N"}).array("m", DType::Int64, {"N"})
+      .array("f", DType::Float64, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"v", "x[i]"}}, "a = v // 3\nb = v % 3\nc = v / 2",
+                              {{"a", "q[i]"}, {"b", "m[i]"}, {"c", "f[i]"}});
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  std::vector<std::int64_t> x = {-7, -6, -1, 0, 1, 7}, q(6), m(6);
+  std::vector<double> f(6);
+  p.set_array("x", x.data(), 6);
+  p.set_array("q", q.data(), 6);
+  p.set_array("m", m.data(), 6);
+  p.set_array("f", f.data(), 6);
+  p.set_value("N", 6);
+  p.call();
+  EXPECT_EQ(q, (std::vector<std::int64_t>{-3, -2, -1, 0, 0, 2}));
+  EXPECT_EQ(m, (std::vector<std::int64_t>{2, 0, 2, 0, 1, 1}));
+  EXPECT_EQ(f, (std::vector<double>{-3.5, -3, -0.5, 0, 0.5, 3.5}));
+}
+
+TEST(Semantics, StridedCopiesAndOffsets) {
+  // B[0:N-2] = A[1:N-1] (other_subset), then a column of a 2D array into a vector.
+  SDFGBuilder b("copies");
+  b.symbol("N").array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"})
+      .array("M2", DType::Float64, {"N", "N"}).array("col", DType::Float64, {"N"});
+  auto s = b.state("s");
+  int a = s.access("A"), bb = s.access("B");
+  s.copy(a, bb, "1:N - 1", "0:N - 2");
+  int m = s.access("M2"), c = s.access("col");
+  s.copy(m, c, "0:N, 2", "0:N");
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  const int n = 6;
+  std::vector<double> A(n), B(n, -1), M(n * n), col(n);
+  std::iota(A.begin(), A.end(), 10.0);
+  std::iota(M.begin(), M.end(), 0.0);
+  for (auto [name, v] : {std::pair<const char*, std::vector<double>*>{"A", &A}, {"B", &B}, {"M2", &M}, {"col", &col}})
+    p.set_array(name, v->data(), v->size());
+  p.set_value("N", n);
+  p.call();
+  EXPECT_EQ(B, (std::vector<double>{11, 12, 13, 14, -1, -1}));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(col[i], i * n + 2);
+}
+
+TEST(Semantics, LoopsConditionsAndDataDependentAssignments) {
+  // for t in 0..T: x[:] = x * 2 if t < 5 else x; then K = x[N - 1] // 1 on an interstate edge
+  // (a symbol read from data), and out[0] = K.
+  SDFGBuilder b("ctrl");
+  b.symbol("N").symbol("T").symbol("K").array("x", DType::Float64, {"N"}).array("out", DType::Float64, {"1"});
+  auto body = b.loop("lp", "t", "0", "t < T", "t + 1");
+  body.mapped_tasklet("dbl", {{"i", "0:N"}}, {{"v", "x[i]"}}, "w = v * 2.0 if t < 5 else v", {{"w", "x[i]"}});
+  auto sdfg = b.build();
+  auto last = std::make_unique<Block>(BlockKind::State);
+  last->label = "final";
+  last->type_name = "SDFGState";
+  sdfg->root.blocks.push_back(std::move(last));
+  StateBuilder fin(*sdfg, *sdfg->root.blocks.back());
+  int o = fin.access("out");
+  int t = fin.tasklet("k", {}, {"r"}, "r = K * 1.0");
+  fin.edge(t, "r", o, "", "out", "0");
+  InterstateEdge e;
+  e.src = 0;
+  e.dst = 1;
+  e.assignments = {{"K", "x[N - 1] // 1"}};
+  sdfg->root.cf_edges.push_back(e);
+  Program p = Program::compile_string(write_sdfg(*sdfg));
+  std::vector<double> x = {1, 2, 3, 4}, out = {0};
+  p.set_array("x", x.data(), 4);
+  p.set_array("out", out.data(), 1);
+  p.set_value("N", 4);
+  p.set_value("T", 10);
+  p.call();
+  // doubling stops once x[0] >= 100 (at 128)
+  EXPECT_EQ(x, (std::vector<double>{32, 64, 96, 128}));
+  EXPECT_EQ(out[0], 128.0);
+}
