@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "codegen/CodeWriter.h"
 #include "codegen/Codegen.h"
@@ -102,6 +103,29 @@ struct Ctx {
   std::map<std::string, const Block*> state_local;                 ///< deferred allocation: transient -> state
   int labels = 0;
   bool exit_used = false;
+  std::unordered_map<std::string, const DataDesc*> data_index;  ///< name lookups stay O(1) in big files
+
+  const DataDesc* data(const std::string& name) const {
+    auto it = data_index.find(name);
+    return it == data_index.end() ? nullptr : it->second;
+  }
+  void index_data() {
+    for (auto& [n, d] : sdfg->arrays) data_index.emplace(n, &d);
+  }
+};
+
+/// Edges of one state by endpoint, so that lookups per node do not scan every edge.
+struct Adjacency {
+  std::vector<std::vector<const DataEdge*>> in, out;
+  std::map<int, std::vector<int>> children;  ///< scope entry (-1: the state) -> nodes directly in it, exits excluded
+  explicit Adjacency(const Block& st) : in(st.nodes.size()), out(st.nodes.size()) {
+    for (int i = 0; i < static_cast<int>(st.nodes.size()); ++i)
+      if (st.node(i).kind != NodeKind::MapExit) children[st.node(i).scope_entry].push_back(i);
+    for (auto& e : st.edges) {
+      if (e.src >= 0 && e.src < static_cast<int>(st.nodes.size())) out[static_cast<std::size_t>(e.src)].push_back(&e);
+      if (e.dst >= 0 && e.dst < static_cast<int>(st.nodes.size())) in[static_cast<std::size_t>(e.dst)].push_back(&e);
+    }
+  }
 };
 
 class Generator {
@@ -119,6 +143,13 @@ class Generator {
   std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
   std::vector<std::string> functions_;   // nested SDFG functions
   int nested_counter_ = 0;
+  std::map<const Block*, Adjacency> adjacency_;
+
+  const Adjacency& adj(const Block& st) {
+    auto it = adjacency_.find(&st);
+    if (it == adjacency_.end()) it = adjacency_.emplace(&st, Adjacency(st)).first;
+    return it->second;
+  }
 
   [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const {
     throw UserError(Diagnostic{file_, ptr, 0, 0, what});
@@ -133,7 +164,7 @@ class Generator {
   std::string element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const {
     auto it = c.access.find(d);
     if (it != c.access.end() && it->second == Access::Value) return ident(d);
-    const DataDesc* desc = c.sdfg->find_data(d);
+    const DataDesc* desc = c.data(d);
     if (!desc) unsupported(ptr, fmt::format("unknown data \"{}\"", d));
     if (desc->kind == DataKind::Scalar) return ident(d) + "[0]";
     if (idx.size() != desc->shape.size())
@@ -168,13 +199,13 @@ class Generator {
       unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
     }
     std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
-      if (x->kind == ExprKind::Subscript && c.sdfg->find_data(x->name)) {
+      if (x->kind == ExprKind::Subscript && c.data(x->name)) {
         std::vector<Expr> idx;
         for (auto& a : x->args) idx.push_back(rewrite(a));
         return make_symbol(element(c, x->name, idx, ptr));
       }
-      if (x->kind == ExprKind::Symbol && c.sdfg->find_data(x->name)) {
-        const DataDesc* d = c.sdfg->find_data(x->name);
+      if (x->kind == ExprKind::Symbol && c.data(x->name)) {
+        const DataDesc* d = c.data(x->name);
         std::vector<Expr> zeros(d->shape.size(), make_int(0));
         return make_symbol(element(c, x->name, zeros, ptr));
       }
@@ -190,7 +221,7 @@ class Generator {
   std::string assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
     std::string lhs, rhs;
     if (!split_assignment(code, lhs, rhs)) unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
-    if (!is_identifier(lhs) && !c.sdfg->find_data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
+    if (!is_identifier(lhs) && !c.data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
     return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
   }
 
@@ -374,7 +405,7 @@ class Generator {
         std::vector<std::string> frees;
         for (auto& [name, st] : c.state_local)
           if (st == &b) {
-            w.line(alloc_line(name, *c.sdfg->find_data(name)) + "  // transient, allocated where its size is known");
+            w.line(alloc_line(name, *c.data(name)) + "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
         emit_scope(c, b, ptr, -1, w, false);
@@ -444,7 +475,7 @@ class Generator {
     // Transients that live only in this scope are declared here.
     for (auto& [name, where] : c.scope_local) {
       if (where.first != &st || where.second != scope) continue;
-      const DataDesc& d = *c.sdfg->find_data(name);
+      const DataDesc& d = *c.data(name);
       if (d.kind == DataKind::Scalar || as_constant(d.total_size) == 1) {
         w.line(fmt::format("{} {};  // transient local to the scope", ctype(d.dtype), ident(name)));
         c.access[name] = Access::Value;
@@ -456,19 +487,23 @@ class Generator {
         w.line(fmt::format("{} {}[{}];  // transient local to the scope", ctype(d.dtype), ident(name), *size));
       }
     }
-    std::vector<int> members;
-    for (int i = 0; i < static_cast<int>(st.nodes.size()); ++i) {
-      const Node& n = st.node(i);
-      if (n.kind != NodeKind::MapExit && n.scope_entry == scope) members.push_back(i);
-    }
+    const Adjacency& ad = adj(st);
+    auto found = ad.children.find(scope);
+    const std::vector<int> members = found == ad.children.end() ? std::vector<int>{} : found->second;
     // Topological order among the members (smallest id first among ready nodes).
     std::map<int, std::set<int>> succ;
     std::map<int, int> indeg;
     for (int m : members) indeg[m] = 0;
-    for (auto& e : st.edges) {
-      int a = representative(st, e.src, scope), b = representative(st, e.dst, scope);
-      if (a < 0 || b < 0 || a == b || !indeg.count(a) || !indeg.count(b)) continue;
-      if (succ[a].insert(b).second) indeg[b]++;
+    // Dependencies leave a member directly or through its map exit (DaCe scopes are closed).
+    for (int m : members) {
+      std::vector<int> sources{m};
+      if (st.node(m).kind == NodeKind::MapEntry && st.node(m).scope_exit >= 0) sources.push_back(st.node(m).scope_exit);
+      for (int from : sources)
+        for (const DataEdge* e : ad.out[static_cast<std::size_t>(from)]) {
+          int b = representative(st, e->dst, scope);
+          if (b < 0 || b == m || !indeg.count(b)) continue;
+          if (succ[m].insert(b).second) indeg[b]++;
+        }
     }
     std::set<int> ready;
     for (auto& [m, d] : indeg)
@@ -487,11 +522,9 @@ class Generator {
     std::string np = ptr + "/nodes/" + std::to_string(id);
     switch (n.kind) {
       case NodeKind::Access:
-        for (std::size_t i = 0; i < st.edges.size(); ++i) {
-          const DataEdge& e = st.edges[i];
-          if (e.src == id && st.node(e.dst).kind == NodeKind::Access && !e.memlet.data.empty())
-            emit_copy(c, st, e, ptr + "/edges/" + std::to_string(i), w);
-        }
+        for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(id)])
+          if (st.node(e->dst).kind == NodeKind::Access && !e->memlet.data.empty())
+            emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w);
         break;
       case NodeKind::MapEntry: emit_map(c, st, ptr, id, w, parallel); break;
       case NodeKind::Tasklet: emit_tasklet(c, st, ptr, id, w, parallel); break;
@@ -524,15 +557,15 @@ class Generator {
     for (std::size_t k = 0; k < m.params.size(); ++k) w.close();
   }
 
-  const DataEdge* in_edge(const Block& st, int id, const std::string& conn) const {
-    for (auto& e : st.edges)
-      if (e.dst == id && e.dst_conn && *e.dst_conn == conn) return &e;
+  const DataEdge* in_edge(const Block& st, int id, const std::string& conn) {
+    for (auto* e : adj(st).in[static_cast<std::size_t>(id)])
+      if (e->dst_conn && *e->dst_conn == conn) return e;
     return nullptr;
   }
-  std::vector<const DataEdge*> out_edges(const Block& st, int id, const std::string& conn) const {
+  std::vector<const DataEdge*> out_edges(const Block& st, int id, const std::string& conn) {
     std::vector<const DataEdge*> r;
-    for (auto& e : st.edges)
-      if (e.src == id && e.src_conn && *e.src_conn == conn) r.push_back(&e);
+    for (auto* e : adj(st).out[static_cast<std::size_t>(id)])
+      if (e->src_conn && *e->src_conn == conn) r.push_back(e);
     return r;
   }
 
@@ -576,7 +609,7 @@ class Generator {
     for (auto& in : n.in_connectors) {
       const DataEdge* e = in_edge(st, id, in.name);
       if (!e || e->memlet.data.empty()) continue;
-      DType t = in.dtype.value_or(c.sdfg->find_data(e->memlet.data)->dtype);
+      DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.inputs[in.name] = t;
       const Range& r = *e->memlet.subset;
       if (single_element(r) && !e->memlet.dynamic)
@@ -589,7 +622,7 @@ class Generator {
       auto es = out_edges(st, id, out.name);
       if (es.empty() || es[0]->memlet.data.empty()) continue;
       const DataEdge* e = es[0];
-      DType t = out.dtype.value_or(c.sdfg->find_data(e->memlet.data)->dtype);
+      DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.outputs[out.name] = t;
       const Range& r = *e->memlet.subset;
       if (!single_element(r)) {
@@ -640,8 +673,8 @@ class Generator {
     const std::string& src = st.node(e.src).data;
     const std::string& dst = st.node(e.dst).data;
     const Memlet& m = e.memlet;
-    const DataDesc* sd = c.sdfg->find_data(src);
-    const DataDesc* dd = c.sdfg->find_data(dst);
+    const DataDesc* sd = c.data(src);
+    const DataDesc* dd = c.data(dst);
     auto full = [](const DataDesc& d) {
       Range r;
       for (auto& s : d.shape) r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
@@ -714,6 +747,7 @@ class Generator {
     Ctx ic;
     ic.sdfg = &inner;
     ic.ptr = np + "/attributes/sdfg";
+    ic.index_data();
     for (auto& s : free_symbols(inner)) ic.declared_symbols.insert(s);
     CodeWriter fw;
     fw.line(fmt::format("// nested SDFG \"{}\" ({})", inner.name, np));
@@ -784,6 +818,7 @@ GeneratedProgram Generator::run() {
   c.sdfg = &root_;
   c.ptr = "";
   c.root = true;
+  c.index_data();
   for (auto& a : sig.args) {
     if (a.kind == Argument::Kind::Symbol) c.declared_symbols.insert(a.name);
     if (a.kind == Argument::Kind::Scalar && !a.by_pointer) c.access[a.name] = Access::Value;

@@ -132,7 +132,7 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   for (auto& f : program.files) req.sources.push_back({f.name, f.text});
   req.sources.push_back({program.name + ".h", program.header});
   req.include_dirs.push_back(runtime_include_dir());
-  req.extra_flags = {"-fvisibility=hidden"};
+  req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
   req.key_material = fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\n", SDFC_VERSION,

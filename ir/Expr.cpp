@@ -864,6 +864,8 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
 }
 
 std::optional<std::int64_t> as_constant(const Expr& e) {
+  if (e->kind == ExprKind::Int) return e->ival;
+  if (e->kind == ExprKind::Symbol) return std::nullopt;
   Expr s = simplify(e);
   if (s->kind == ExprKind::Int) return s->ival;
   return std::nullopt;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 
 #include "ir/Diagnostic.h"
@@ -68,6 +69,7 @@ class Reader {
  private:
   std::string file_;
   Dialect dialect_ = Dialect::Typed;
+  mutable std::unordered_map<std::string, Expr> exprs_;
 
   static std::string at(const std::string& ptr, const std::string& key) {
     return ptr + "/" + pointer_token(key);
@@ -95,17 +97,20 @@ class Reader {
     if (!j.is_boolean()) fail(ptr, fmt::format("expected {} (true or false) but found {}", what, json_kind(j)));
     return j.get<bool>();
   }
-  int index(const Json& j, const std::string& ptr, const char* what) const {
+  template <typename PtrFn>
+  int index(const Json& j, const PtrFn& ptr, const char* what) const {
     // DaCe writes node and block indices as strings ("3") in edges and as numbers elsewhere.
     if (j.is_number_integer()) {
       auto v = j.get<std::int64_t>();
       if (v >= 0 && v < (1 << 30)) return static_cast<int>(v);
     } else if (j.is_string()) {
-      const std::string s = j.get<std::string>();
-      if (!s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos)
-        return std::stoi(s);
+      const std::string& s = *j.get_ptr<const std::string*>();
+      if (!s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoi(s);
     }
-    fail(ptr, fmt::format("expected {} (a non-negative index) but found {}", what, json_kind(j)));
+    fail(ptr(), fmt::format("expected {} (a non-negative index) but found {}", what, json_kind(j)));
+  }
+  int index(const Json& j, const std::string& ptr, const char* what) const {
+    return index(j, [&] { return ptr; }, what);
   }
 
   /// Attributes not consumed by the reader go to `extra`.
@@ -119,16 +124,30 @@ class Reader {
     return out;
   }
 
-  Expr expr(const Json& j, const std::string& ptr, const char* what) const {
-    std::string text;
-    if (j.is_string()) text = j.get<std::string>();
-    else if (j.is_number_integer()) text = j.dump();
-    else fail(ptr, fmt::format("expected {} (an expression string) but found {}", what, json_kind(j)));
-    try {
-      return parse_expr(text, dialect_);
-    } catch (const ExprSyntaxError& e) {
-      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", text, e.what(), e.offset + 1));
+  /// An expression; `ptr()` makes its JSON pointer, only when there is an error to report.
+  template <typename PtrFn>
+  Expr expr_at(const Json& j, const PtrFn& ptr, const char* what) const {
+    const std::string* text = j.is_string() ? j.get_ptr<const std::string*>() : nullptr;
+    std::string number;
+    if (!text) {
+      if (!j.is_number_integer()) fail(ptr(), fmt::format("expected {} (an expression string) but found {}", what, json_kind(j)));
+      number = j.dump();
+      text = &number;
     }
+    // Files repeat the same few expressions thousands of times ("0", "-1 + $N", "symbol($i, ...)");
+    // expressions are immutable, so one parse serves every occurrence.
+    auto hit = exprs_.find(*text);
+    if (hit != exprs_.end()) return hit->second;
+    try {
+      Expr e = parse_expr(*text, dialect_);
+      exprs_.emplace(*text, e);
+      return e;
+    } catch (const ExprSyntaxError& e) {
+      fail(ptr(), fmt::format("malformed expression \"{}\": {} (at character {})", *text, e.what(), e.offset + 1));
+    }
+  }
+  Expr expr(const Json& j, const std::string& ptr, const char* what) const {
+    return expr_at(j, [&] { return ptr; }, what);
   }
   std::vector<Expr> expr_list(const Json& j, const std::string& ptr, const char* what) const {
     array(j, ptr, what);
@@ -160,21 +179,37 @@ class Reader {
     return c;
   }
 
-  Range range(const Json& j, const std::string& ptr) const {
-    object(j, ptr, "a Range");
+  template <typename PtrFn>
+  Range range(const Json& j, const PtrFn& ptr) const {
+    if (!j.is_object()) fail(ptr(), fmt::format("expected a Range (an object) but found {}", json_kind(j)));
     if (auto t = j.find("type"); t != j.end() && t->is_string() && *t != "Range" && *t != "Indices")
-      fail(at(ptr, "type"), fmt::format("unsupported subset kind {}; expected \"Range\"", json_kind(*t)));
-    const Json& rs = array(require(j, ptr, "ranges"), at(ptr, "ranges"), "a list of ranges");
+      fail(at(ptr(), "type"), fmt::format("unsupported subset kind {}; expected \"Range\"", json_kind(*t)));
+    auto rs_it = j.find("ranges");
+    if (rs_it == j.end()) fail(ptr(), "missing required key \"ranges\"");
+    const Json& rs = *rs_it;
+    if (!rs.is_array()) fail(at(ptr(), "ranges"), fmt::format("expected a list of ranges (an array) but found {}", json_kind(rs)));
     Range out;
+    out.reserve(rs.size());
     for (std::size_t i = 0; i < rs.size(); ++i) {
-      std::string p = at(at(ptr, "ranges"), i);
-      object(rs[i], p, "a range dimension");
+      const Json& dim = rs[i];
+      auto p = [&] { return at(at(ptr(), "ranges"), i); };
+      if (!dim.is_object()) fail(p(), fmt::format("expected a range dimension (an object) but found {}", json_kind(dim)));
+      auto field = [&](const char* k) -> const Json* {
+        auto it = dim.find(k);
+        return it == dim.end() ? nullptr : &*it;
+      };
+      const Json* start = field("start");
+      const Json* end = field("end");
+      if (!start) fail(p(), "missing required key \"start\"");
+      if (!end) fail(p(), "missing required key \"end\"");
       RangeDim d;
-      d.start = expr(require(rs[i], p, "start"), at(p, "start"), "a range start");
-      d.end = expr(require(rs[i], p, "end"), at(p, "end"), "a range end");
-      d.step = rs[i].contains("step") ? expr(rs[i]["step"], at(p, "step"), "a range step") : make_int(1);
-      d.tile = rs[i].contains("tile") ? expr(rs[i]["tile"], at(p, "tile"), "a range tile") : make_int(1);
-      out.push_back(d);
+      d.start = expr_at(*start, [&] { return at(p(), "start"); }, "a range start");
+      d.end = expr_at(*end, [&] { return at(p(), "end"); }, "a range end");
+      const Json* step = field("step");
+      const Json* tile = field("tile");
+      d.step = step ? expr_at(*step, [&] { return at(p(), "step"); }, "a range step") : make_int(1);
+      d.tile = tile ? expr_at(*tile, [&] { return at(p(), "tile"); }, "a range tile") : make_int(1);
+      out.push_back(std::move(d));
     }
     return out;
   }
@@ -444,7 +479,8 @@ class Reader {
     for (std::size_t i = 0; i < nodes.size(); ++i) state.nodes.push_back(read_node(nodes[i], at(np, i), depth));
     std::string ep = at(ptr, "edges");
     const Json& edges = j.contains("edges") ? array(j["edges"], ep, "a list of dataflow edges") : kEmptyArray;
-    for (std::size_t i = 0; i < edges.size(); ++i) state.edges.push_back(data_edge(edges[i], at(ep, i)));
+    state.edges.reserve(edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) state.edges.push_back(data_edge(edges[i], [&] { return at(ep, i); }));
   }
 
   std::unique_ptr<Node> read_node(const Json& j, const std::string& ptr, int depth) {
@@ -483,7 +519,7 @@ class Reader {
         const Json& params = array(require(attrs, ap, "params"), at(ap, "params"), "the map parameters");
         for (std::size_t i = 0; i < params.size(); ++i)
           m.params.push_back(string(params[i], at(at(ap, "params"), i), "a map parameter name"));
-        m.range = range(require(attrs, ap, "range"), at(ap, "range"));
+        m.range = range(require(attrs, ap, "range"), [&] { return at(ap, "range"); });
         if (m.range.size() != m.params.size())
           fail(at(ap, "range"), fmt::format("expected {} range dimensions (one per map parameter) but found {}",
                                             m.params.size(), m.range.size()));
@@ -543,34 +579,57 @@ class Reader {
     return n;
   }
 
-  DataEdge data_edge(const Json& j, const std::string& ptr) const {
-    object(j, ptr, "a dataflow edge");
+  template <typename PtrFn>
+  DataEdge data_edge(const Json& j, const PtrFn& ptr) const {
+    if (!j.is_object()) fail(ptr(), fmt::format("expected a dataflow edge (an object) but found {}", json_kind(j)));
+    auto get = [](const Json& o, const char* k) -> const Json* {
+      auto it = o.find(k);
+      return it == o.end() ? nullptr : &*it;
+    };
     DataEdge e;
-    e.src = index(require(j, ptr, "src"), at(ptr, "src"), "the source node");
-    e.dst = index(require(j, ptr, "dst"), at(ptr, "dst"), "the destination node");
-    if (auto c = j.find("src_connector"); c != j.end() && !c->is_null()) e.src_conn = string(*c, at(ptr, "src_connector"), "a connector name");
-    if (auto c = j.find("dst_connector"); c != j.end() && !c->is_null()) e.dst_conn = string(*c, at(ptr, "dst_connector"), "a connector name");
-    std::string ap = at(ptr, "attributes");
-    if (!j.contains("attributes")) return e;
-    const Json& attrs = object(j["attributes"], ap, "edge attributes");
-    if (!attrs.contains("data")) return e;
-    std::string mp = at(ap, "data");
-    const Json& m = object(attrs["data"], mp, "a Memlet");
-    if (auto t = m.find("type"); t != m.end() && *t != "Memlet")
-      fail(at(mp, "type"), fmt::format("expected \"Memlet\" but found {}", json_kind(*t)));
-    std::string p = at(mp, "attributes");
-    if (!m.contains("attributes")) return e;
-    const Json& ma = object(m["attributes"], p, "memlet attributes");
-    if (auto d = ma.find("data"); d != ma.end() && !d->is_null()) e.memlet.data = string(*d, at(p, "data"), "a data container name");
-    if (auto s = ma.find("subset"); s != ma.end() && !s->is_null()) e.memlet.subset = range(*s, at(p, "subset"));
-    if (auto s = ma.find("other_subset"); s != ma.end() && !s->is_null()) e.memlet.other_subset = range(*s, at(p, "other_subset"));
-    e.memlet.volume = ma.contains("volume") ? expr(ma["volume"], at(p, "volume"), "a volume") : make_int(0);
-    if (auto d = ma.find("dynamic"); d != ma.end()) e.memlet.dynamic = boolean(*d, at(p, "dynamic"), "dynamic");
-    if (auto w = ma.find("wcr"); w != ma.end() && !w->is_null()) e.memlet.wcr = string(*w, at(p, "wcr"), "a WCR lambda");
-    if (auto d = ma.find("is_data_src"); d != ma.end() && !d->is_null()) e.memlet.is_data_src = boolean(*d, at(p, "is_data_src"), "is_data_src");
+    const Json* src = get(j, "src");
+    const Json* dst = get(j, "dst");
+    if (!src) fail(ptr(), "missing required key \"src\"");
+    if (!dst) fail(ptr(), "missing required key \"dst\"");
+    e.src = index(*src, [&] { return at(ptr(), "src"); }, "the source node");
+    e.dst = index(*dst, [&] { return at(ptr(), "dst"); }, "the destination node");
+    if (auto c = get(j, "src_connector"); c && !c->is_null()) e.src_conn = string(*c, at(ptr(), "src_connector"), "a connector name");
+    if (auto c = get(j, "dst_connector"); c && !c->is_null()) e.dst_conn = string(*c, at(ptr(), "dst_connector"), "a connector name");
+    const Json* attrs = get(j, "attributes");
+    if (!attrs) return e;
+    auto ap = [&] { return at(ptr(), "attributes"); };
+    if (!attrs->is_object()) fail(ap(), fmt::format("expected edge attributes (an object) but found {}", json_kind(*attrs)));
+    const Json* m = get(*attrs, "data");
+    if (!m) return e;
+    auto mp = [&] { return at(ap(), "data"); };
+    if (!m->is_object()) fail(mp(), fmt::format("expected a Memlet (an object) but found {}", json_kind(*m)));
+    if (auto t = get(*m, "type"); t && *t != "Memlet")
+      fail(at(mp(), "type"), fmt::format("expected \"Memlet\" but found {}", json_kind(*t)));
+    const Json* ma = get(*m, "attributes");
+    if (!ma) return e;
+    auto p = [&] { return at(mp(), "attributes"); };
+    if (!ma->is_object()) fail(p(), fmt::format("expected memlet attributes (an object) but found {}", json_kind(*ma)));
+    Memlet& mem = e.memlet;
+    if (auto d = get(*ma, "data"); d && !d->is_null()) {
+      if (!d->is_string()) fail(at(p(), "data"), fmt::format("expected a data container name (a string) but found {}", json_kind(*d)));
+      mem.data = *d->template get_ptr<const std::string*>();
+    }
+    if (auto s = get(*ma, "subset"); s && !s->is_null()) mem.subset = range(*s, [&] { return at(p(), "subset"); });
+    if (auto s = get(*ma, "other_subset"); s && !s->is_null()) mem.other_subset = range(*s, [&] { return at(p(), "other_subset"); });
+    if (auto v = get(*ma, "volume")) mem.volume = expr_at(*v, [&] { return at(p(), "volume"); }, "a volume");
+    if (auto d = get(*ma, "dynamic")) mem.dynamic = boolean(*d, at(p(), "dynamic"), "dynamic");
+    if (auto w = get(*ma, "wcr"); w && !w->is_null()) mem.wcr = string(*w, at(p(), "wcr"), "a WCR lambda");
+    if (auto d = get(*ma, "is_data_src"); d && !d->is_null()) mem.is_data_src = boolean(*d, at(p(), "is_data_src"), "is_data_src");
     // src_subset, dst_subset and num_accesses are derived; the writer recomputes them.
-    e.memlet.extra = rest(ma, {"data", "subset", "other_subset", "volume", "dynamic", "wcr", "is_data_src",
-                               "src_subset", "dst_subset", "num_accesses"});
+    if (ma->size() > 0) {
+      static const char* known[] = {"data", "subset", "other_subset", "volume", "dynamic", "wcr", "is_data_src",
+                                    "src_subset", "dst_subset", "num_accesses"};
+      for (auto it = ma->begin(); it != ma->end(); ++it) {
+        bool used = false;
+        for (const char* k : known) used |= it.key() == k;
+        if (!used) mem.extra[it.key()] = it.value();
+      }
+    }
     return e;
   }
 };

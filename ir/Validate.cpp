@@ -45,6 +45,7 @@ class Validator {
   }
 
   std::string file_;
+  std::map<std::pair<const ExprNode*, const ExprNode*>, std::optional<std::int64_t>> excess_memo_;
 
   void error(const std::string& ptr, std::string msg) { diags.push_back(Diagnostic{file_, ptr, 0, 0, std::move(msg)}); }
 
@@ -232,7 +233,12 @@ class Validator {
         continue;
       }
       // end <= shape - 1 must hold; a constant positive excess is provably out of bounds.
-      auto excess = as_constant(make_binary(BinOp::Sub, r[i].end, make_binary(BinOp::Sub, d.shape[i], make_int(1))));
+      // Expressions are shared (the reader interns them), so the answer is memoized per pair.
+      auto key = std::make_pair(r[i].end.get(), d.shape[i].get());
+      auto memo = excess_memo_.find(key);
+      if (memo == excess_memo_.end())
+        memo = excess_memo_.emplace(key, as_constant(make_binary(BinOp::Sub, r[i].end, make_binary(BinOp::Sub, d.shape[i], make_int(1))))).first;
+      auto excess = memo->second;
       if (excess && *excess > 0)
         error(dp + "/end", fmt::format("subset ends at {} in dimension {} of \"{}\", {} past its last index {}",
                                        print_expr(simplify(r[i].end)), i, name, *excess,

@@ -1,12 +1,24 @@
 #include "passes/Normalize.h"
 
+#include <unordered_map>
+
 namespace sdfc {
 namespace {
 
 struct Normalizer {
   const CompileOptions& options;
 
+  std::unordered_map<std::string, const DataDesc*> index;  // of the SDFG being normalized
+
   void sdfg(SDFG& s, bool in_map) {
+    auto saved = std::move(index);
+    index.clear();
+    for (auto& [name, d] : s.arrays) index.emplace(name, &d);
+    body(s, in_map);
+    index = std::move(saved);
+  }
+
+  void body(SDFG& s, bool in_map) {
     for (auto& [name, d] : s.arrays)
       if (d.storage == StorageType::Default && d.kind == DataKind::Array) d.storage = StorageType::CPU_Heap;
     region(s, s.root, in_map);
@@ -38,8 +50,9 @@ struct Normalizer {
     // Connector types from the data their memlets carry.
     for (auto& e : st.edges) {
       if (e.memlet.data.empty()) continue;
-      const DataDesc* d = s.find_data(e.memlet.data);
-      if (!d) continue;
+      auto found = index.find(e.memlet.data);
+      if (found == index.end()) continue;
+      const DataDesc* d = found->second;
       auto fill = [&](std::vector<Connector>& cs, const std::optional<std::string>& name) {
         if (!name) return;
         for (auto& c : cs)

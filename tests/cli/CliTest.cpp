@@ -104,3 +104,85 @@ TEST(Cli, ConvertIsDeterministicAndAtomic) {
   EXPECT_EQ(w.rc, 1);
   EXPECT_NE(w.err.find("cannot write the output file"), std::string::npos);
 }
+
+TEST(Cli, CompileEmitsSourcesWithoutACompiler) {
+  std::string dir = tmp_path("emit");
+  auto r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--emit-source", dir, "--stats", "--time-passes"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string cpp = slurp(dir + "/axpy.cpp");
+  EXPECT_NE(cpp.find("SDFC_EXPORT void __program_axpy(axpy_state_t* __state, double * __restrict__ x, double * __restrict__ y, int N, double a)"),
+            std::string::npos);
+  EXPECT_NE(slurp(dir + "/axpy.h").find("axpyHandle_t __dace_init_axpy(int N);"), std::string::npos);
+  EXPECT_NE(r.err.find("pass normalize"), std::string::npos);
+  EXPECT_NE(r.err.find("generated lines"), std::string::npos);
+  // The directory may exist already.
+  EXPECT_EQ(run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--emit-source", dir}).rc, 0);
+}
+
+TEST(Cli, CompileAndRun) {
+  std::string lib = tmp_path("libaxpy.so");
+  auto r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "-o", lib});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(lib));
+  std::string inputs = tmp_path("axpy_inputs.json");
+  std::ofstream(inputs) << R"({"symbols": {"N": {"dtype": "int32", "value": 3}, "UNUSED": {"value": 1}},
+    "scalars": {"a": {"dtype": "float64", "value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "float64", "shape": [3], "data": [0.5, 0.5, 0.5]},
+               "ignored": {"dtype": "int32", "shape": [1], "data": [7]}}})";
+  auto out = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  ASSERT_EQ(out.rc, 0) << out.err;
+  Json j = Json::parse(out.out);
+  EXPECT_EQ(j["arrays"]["y"]["data"], Json::array({2.5, 4.5, 6.5}));
+  EXPECT_EQ(j["arrays"]["x"]["shape"], Json::array({3}));
+}
+
+TEST(Cli, RunRejectsBadBindings) {
+  std::string inputs = tmp_path("bad_inputs.json");
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
+  auto r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("/arrays: error: missing array argument \"y\" (float64 [N]) of program \"axpy\""), std::string::npos) << r.err;
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "float64", "shape": [3], "data": [1, "two", 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: expected a number but found \"two\""), std::string::npos) << r.err;
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3.5}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("/symbols/N/value: error: value 3.5 does not convert exactly to int32"), std::string::npos) << r.err;
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 4}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("array argument \"x\" of program \"axpy\" has 3 elements, but its shape [N] needs 4"), std::string::npos) << r.err;
+}
+
+TEST(Cli, CompileUsageErrors) {
+  EXPECT_EQ(run({"compile"}).rc, 2);
+  EXPECT_EQ(run({"compile", "x.sdfg"}).rc, 2);  // neither -o nor --emit-source
+  auto r = run({"compile", "x.sdfg", "-o", "x.so", "--gpu-streams", "-1"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--gpu-streams must be 0 or more, not -1"), std::string::npos);
+  r = run({"compile", "x.sdfg", "-o", "x.so", "--print-after=frobnicate"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("unknown pass 'frobnicate'; passes: normalize"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"compile", "x.sdfg", "-o", "x.so", "--target", "fpga"}).rc, 2);
+  EXPECT_EQ(run({"run", "x.sdfg"}).rc, 2);  // --inputs missing
+  auto missing = run({"compile", "/nonexistent.sdfg", "-o", tmp_path("x.so")});
+  EXPECT_EQ(missing.rc, 1);
+}
+
+TEST(Cli, PrintAfterShowsTheDecisions) {
+  auto r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--emit-source", tmp_path("pa"), "--print-after=normalize"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("// IR after normalize"), std::string::npos);
+  EXPECT_NE(r.out.find("schedule=CPU_Multicore"), std::string::npos);
+  EXPECT_NE(r.out.find("storage=CPU_Heap"), std::string::npos);
+}

@@ -1,0 +1,463 @@
+// The GPU part of the sdfc runtime (CUDA and HIP), header-only. Generated CUDA/HIP host code
+// includes it after sdfc/program.h; it is compiled by nvcc or hipcc only (it holds device code).
+//
+// A program instance owns one `sdfc::gpu::Context`: the device it is bound to, its internal
+// streams and events, the caller's external stream, the cross-call event, and its error state.
+// There is no global state; two instances never share a stream, an event or an error. Everything
+// is inline or static with hidden visibility (see gpu_portability.h), so many sdfc-built libraries
+// live in one process.
+//
+// Stream model (DESIGN.md §1.3):
+//   num_streams == 0  "single stream": all work runs on stream(ctx, i) == the external stream if one
+//                     is set, else the legacy default stream (nullptr);
+//   num_streams == N  N internal non-blocking streams, ordered against the anchor stream (the
+//                     external stream if set, else the default stream) by events at entry
+//                     (enter_call: the internal streams wait on the anchor) and exit (exit_call:
+//                     the anchor waits on every internal stream).
+//   Across calls the anchor records `cross_call` at exit; when the next call's anchor differs from
+//   the stream the previous call ended on, enter_call makes the new anchor wait on it first, so a
+//   caller that switches streams between calls never races the previous call's workspaces.
+//   Without an external stream exit_call synchronizes the anchor (the call returns with its results
+//   visible to the host); with one it returns once the work is queued (stream-ordered return).
+//
+// Which of these helpers run, and where, is the passes' decision (external-sync, synchronization);
+// the generated code only calls them.
+//
+// Errors: SDFC_GPU_CHECK(ctx, call) and SDFC_KERNEL_LAUNCH_CHECK(ctx, name) record the first
+// failure into ctx.error (message: call text, error name and string, file:line; first error wins
+// for the instance's lifetime) and its raw code into ctx.last_code (first since the last
+// dace_gpu_last_error(), which returns and clears it, like DaCe's __dace_gpu_last_error).
+//
+// One instance is not thread-safe. Functions that enqueue work expect the context's device to be
+// current; the entry points do that with a DeviceGuard.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "sdfc/gpu_portability.h"
+#include "sdfc/program.h"
+
+#pragma GCC visibility push(hidden)
+
+namespace sdfc {
+namespace gpu {
+inline namespace SDFC_GPU_ABI_NAMESPACE {
+
+/// Largest accepted SDFC_GPU_DELAY_US (10 s); larger values are clamped.
+constexpr long long kMaxDelayUs = 10LL * 1000 * 1000;
+
+struct Context {
+  int device = -1;                      ///< the device current at init; all work of the instance runs there
+  bool initialized = false;             ///< init() succeeded (destroy() undoes it)
+  int num_streams = 0;                  ///< 0 = single-stream mode
+  std::vector<Stream> internal_streams; ///< created and destroyed by the context (non-blocking)
+  std::vector<Stream> streams;          ///< the handles work uses; streams[i] == internal_streams[i]
+                                        ///< unless replaced through dace_gpu_set_stream; size max(1, N)
+  std::vector<bool> stream_overridden;  ///< streams[i] was replaced through the DaCe API
+  std::vector<Event> events;            ///< the passes' events, ids 0..num_events-1, created at init
+
+  Stream external = nullptr;            ///< the caller's stream (nullptr = the legacy default stream)
+  bool external_set = false;            ///< an external stream was set (stream-ordered return)
+  bool external_changed = false;        ///< the anchor differs from the stream the previous call ended on
+
+  Event cross_call = nullptr;           ///< recorded on the anchor at exit, waited on at entry when the anchor changed
+  bool cross_call_recorded = false;
+  Stream cross_call_stream = nullptr;   ///< where cross_call was last recorded
+  Event sync_event = nullptr;           ///< scratch event: entry fork / exit join / stream validation
+
+  bool pool_enabled = false;            ///< enable_pool() already ran
+  long long delay_us = 0;               ///< SDFC_GPU_DELAY_US at init (0 = off)
+  long long delay_ticks_per_us = 0;     ///< device clock ticks per microsecond (when delay_us > 0)
+
+  rt::ErrorSlot error;                  ///< the first error (message), for the __sdfc_ last-error hook
+  Error last_code = kSuccess;           ///< the raw code, for __dace_gpu_last_error
+
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+};
+
+// ------------------------------------------------------------------------------------- errors
+/// Records a failed runtime call into the context (first error wins) and clears the runtime's
+/// last-error state, so a later launch check reports only its own launch.
+inline void record_failure(Context& ctx, Error err, const char* what, const char* file, int line) {
+  if (ctx.last_code == kSuccess) ctx.last_code = err;
+  rt::record_error(ctx.error, "%s failed: %s (%s, code %d) at %s:%d", what, gpuGetErrorString(err),
+                   gpuGetErrorName(err), static_cast<int>(err), file, line);
+  (void)gpuGetLastError();
+}
+
+/// Records `msg` as the context's error (no runtime call involved); `code` goes to last_code.
+inline void record_message(Context& ctx, Error code, const char* msg) {
+  if (ctx.last_code == kSuccess) ctx.last_code = code;
+  rt::record_error(ctx.error, "%s", msg);
+}
+
+inline bool check_call(Context& ctx, Error err, const char* what, const char* file, int line) {
+  if (err == kSuccess) return true;
+  record_failure(ctx, err, what, file, line);
+  return false;
+}
+/// For generated code that holds the context by pointer; a null context only reports the result.
+inline bool check_call(Context* ctx, Error err, const char* what, const char* file, int line) {
+  if (err == kSuccess) return true;
+  if (ctx) record_failure(*ctx, err, what, file, line);
+  return false;
+}
+
+inline bool check_launch(Context& ctx, const char* kernel, const char* file, int line) {
+  Error err = gpuGetLastError();
+  if (err == kSuccess) return true;
+  if (ctx.last_code == kSuccess) ctx.last_code = err;
+  rt::record_error(ctx.error, "launch of kernel %s failed: %s (%s, code %d) at %s:%d", kernel,
+                   gpuGetErrorString(err), gpuGetErrorName(err), static_cast<int>(err), file, line);
+  return false;
+}
+inline bool check_launch(Context* ctx, const char* kernel, const char* file, int line) {
+  if (ctx) return check_launch(*ctx, kernel, file, line);
+  return gpuGetLastError() == kSuccess;
+}
+
+/// Discards an error left pending by code outside the program (DaCe's __dace_gpu_drain_error).
+inline void drain_pending_error() { (void)gpuGetLastError(); }
+
+}  // inline namespace SDFC_GPU_ABI_NAMESPACE
+}  // namespace gpu
+}  // namespace sdfc
+
+/// Evaluates a runtime call; on failure records it into `ctx` (a Context& or Context*). Yields a
+/// bool (true = success), so callers can bail out: `if (!SDFC_GPU_CHECK(ctx, ...)) return;`.
+#define SDFC_GPU_CHECK(ctx, call) (::sdfc::gpu::check_call((ctx), (call), #call, __FILE__, __LINE__))
+
+/// After a kernel launch: checks gpuGetLastError; `kernel_name` is a C string. Yields a bool.
+#define SDFC_KERNEL_LAUNCH_CHECK(ctx, kernel_name) \
+  (::sdfc::gpu::check_launch((ctx), (kernel_name), __FILE__, __LINE__))
+
+namespace sdfc {
+namespace gpu {
+inline namespace SDFC_GPU_ABI_NAMESPACE {
+
+// ------------------------------------------------------------------------------------- device
+/// Makes `device` current for the guard's lifetime (only switches when needed) and restores the
+/// previous device afterwards. A failure to switch is recorded in the context; ok() says so.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(Context& ctx) : DeviceGuard(ctx, ctx.device) {}
+  DeviceGuard(Context& ctx, int device) {
+    if (device < 0 || gpuGetDevice(&previous_) != kSuccess) {
+      (void)gpuGetLastError();
+      previous_ = -1;
+      return;
+    }
+    if (previous_ != device) {
+      ok_ = SDFC_GPU_CHECK(ctx, gpuSetDevice(device));
+      switched_ = ok_;
+    }
+  }
+  ~DeviceGuard() {
+    if (switched_) (void)gpuSetDevice(previous_);
+  }
+  bool ok() const { return ok_; }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+  bool switched_ = false;
+  bool ok_ = true;
+};
+
+// ----------------------------------------------------------------------------------- streams
+/// The stream the program's entry/exit ordering is anchored on: the external stream if set,
+/// otherwise the legacy default stream.
+inline Stream anchor_stream(const Context& ctx) { return ctx.external_set ? ctx.external : nullptr; }
+
+/// The stream that work with logical stream id `i` runs on.
+inline Stream stream(Context& ctx, int i) {
+  if (ctx.num_streams == 0) {
+    // Single-stream mode: the external stream wins; a handle set through the DaCe API
+    // (dace_gpu_set_stream(ctx, 0, s)) is used otherwise.
+    if (ctx.external_set) return ctx.external;
+    return ctx.stream_overridden.empty() || !ctx.stream_overridden[0] ? nullptr : ctx.streams[0];
+  }
+  if (i < 0 || i >= ctx.num_streams) {
+    record_message(ctx, kInvalidValue, "internal error: stream id out of range");
+    return ctx.streams[0];
+  }
+  return ctx.streams[i];
+}
+
+/// The event with id `i` (created at init).
+inline Event event(Context& ctx, int i) {
+  if (i < 0 || i >= static_cast<int>(ctx.events.size())) {
+    record_message(ctx, kInvalidValue, "internal error: event id out of range");
+    return ctx.sync_event;
+  }
+  return ctx.events[i];
+}
+
+// ------------------------------------------------------------------------------ init / destroy
+inline void destroy(Context& ctx);
+
+/// Binds the context to the current device and creates `num_streams` internal streams
+/// (non-blocking) and `num_events` events (timing disabled). Returns false (error recorded:
+/// "no GPU device found" when the runtime reports none) on failure; the context is then empty.
+inline bool init(Context& ctx, int num_streams, int num_events) {
+  if (ctx.initialized) return true;
+  if (num_streams < 0 || num_events < 0) {
+    record_message(ctx, kInvalidValue, "invalid GPU context size (negative stream or event count)");
+    return false;
+  }
+  int count = 0;
+  Error err = gpuGetDeviceCount(&count);
+  if (err != kSuccess || count <= 0) {
+    if (ctx.last_code == kSuccess) ctx.last_code = err != kSuccess ? err : kNoDevice;
+    if (err != kSuccess)
+      rt::record_error(ctx.error, "no GPU device found (%s runtime: %s)", kBackendName, gpuGetErrorString(err));
+    else
+      rt::record_error(ctx.error, "no GPU device found");
+    (void)gpuGetLastError();
+    return false;
+  }
+  if (!SDFC_GPU_CHECK(ctx, gpuGetDevice(&ctx.device))) return false;
+
+  ctx.num_streams = num_streams;
+  bool ok = true;
+  ctx.internal_streams.assign(static_cast<std::size_t>(num_streams), nullptr);
+  for (int i = 0; i < num_streams && ok; ++i)
+    ok = SDFC_GPU_CHECK(ctx, gpuStreamCreateWithFlags(&ctx.internal_streams[i]));
+  ctx.streams.assign(num_streams > 0 ? static_cast<std::size_t>(num_streams) : 1u, nullptr);
+  for (int i = 0; i < num_streams; ++i) ctx.streams[i] = ctx.internal_streams[i];
+  ctx.stream_overridden.assign(ctx.streams.size(), false);
+  ctx.events.assign(static_cast<std::size_t>(num_events), nullptr);
+  for (int i = 0; i < num_events && ok; ++i) ok = SDFC_GPU_CHECK(ctx, gpuEventCreateWithFlags(&ctx.events[i]));
+  if (ok) ok = SDFC_GPU_CHECK(ctx, gpuEventCreateWithFlags(&ctx.cross_call));
+  if (ok) ok = SDFC_GPU_CHECK(ctx, gpuEventCreateWithFlags(&ctx.sync_event));
+
+  ctx.delay_us = 0;
+  if (const char* env = std::getenv("SDFC_GPU_DELAY_US")) {
+    char* end = nullptr;
+    long long us = std::strtoll(env, &end, 10);
+    if (end != env && us > 0) ctx.delay_us = us > kMaxDelayUs ? kMaxDelayUs : us;
+  }
+  if (ok && ctx.delay_us > 0) ok = SDFC_GPU_CHECK(ctx, delay_ticks_per_us(ctx.device, &ctx.delay_ticks_per_us));
+
+  if (!ok) {
+    ctx.initialized = true;  // let destroy() release what was created
+    destroy(ctx);
+    return false;
+  }
+  ctx.initialized = true;
+  return true;
+}
+
+/// Waits for the instance's outstanding work (its internal streams, and its last call on the
+/// anchor stream), then destroys the internal streams and all events. Never destroys or
+/// synchronizes the caller's external stream as a whole. Errors are recorded; the context is
+/// empty afterwards either way.
+inline void destroy(Context& ctx) {
+  if (!ctx.initialized) return;
+  DeviceGuard guard(ctx);
+  for (Stream s : ctx.internal_streams)
+    if (s) SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(s));
+  if (ctx.cross_call && ctx.cross_call_recorded) SDFC_GPU_CHECK(ctx, gpuEventSynchronize(ctx.cross_call));
+  for (Stream s : ctx.internal_streams)
+    if (s) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(s));
+  for (Event e : ctx.events)
+    if (e) SDFC_GPU_CHECK(ctx, gpuEventDestroy(e));
+  if (ctx.cross_call) SDFC_GPU_CHECK(ctx, gpuEventDestroy(ctx.cross_call));
+  if (ctx.sync_event) SDFC_GPU_CHECK(ctx, gpuEventDestroy(ctx.sync_event));
+  ctx.internal_streams.clear();
+  ctx.streams.clear();
+  ctx.stream_overridden.clear();
+  ctx.events.clear();
+  ctx.cross_call = ctx.sync_event = nullptr;
+  ctx.cross_call_recorded = false;
+  ctx.cross_call_stream = nullptr;
+  ctx.external = nullptr;
+  ctx.external_set = ctx.external_changed = false;
+  ctx.num_streams = 0;
+  ctx.initialized = false;
+}
+
+// ----------------------------------------------------------------------------- external stream
+/// Sets the caller's stream. Validates it first: it must not be under graph capture, a query must
+/// answer success or not-ready, and it must belong to the context's device (cudaStreamGetDevice
+/// where available — CUDA >= 12.8 —, and everywhere by recording the context's scratch event into
+/// it, which the runtime refuses for a stream of another device). Returns nullptr on success, or a
+/// message for the caller; on failure nothing changes and no error is recorded in the context.
+/// Updates `external_changed`: whether the new stream differs from the stream the previous call
+/// ended on. nullptr selects the legacy default stream as external stream (no validation needed).
+inline const char* set_external_stream(Context& ctx, Stream s) {
+  if (!ctx.initialized) return "the GPU context is not initialized";
+  DeviceGuard guard(ctx);
+  if (!guard.ok()) return "cannot make the program's device current";
+  if (s != nullptr) {
+    bool capturing = false;
+    Error err = gpuStreamIsCapturing(s, &capturing);
+    if (err != kSuccess) {
+      (void)gpuGetLastError();
+      return "invalid stream: the runtime cannot query its capture status";
+    }
+    if (capturing) return "the stream is being captured into a graph; graph capture is not supported";
+    err = gpuStreamQuery(s);
+    if (err != kSuccess && err != kNotReady) {
+      (void)gpuGetLastError();
+      return "invalid stream: querying it failed (neither success nor not-ready)";
+    }
+    (void)gpuGetLastError();  // not-ready is not an error; keep the last-error state clean
+    int dev = -1;
+    if (gpuStreamGetDevice(s, &dev) == kSuccess) {
+      if (dev != ctx.device) return "the stream belongs to another device than the one the program was initialized on";
+    } else {
+      (void)gpuGetLastError();
+    }
+    err = gpuEventRecord(ctx.sync_event, s);
+    if (err != kSuccess) {
+      (void)gpuGetLastError();
+      return "the stream belongs to another device than the one the program was initialized on (or is invalid)";
+    }
+  }
+  ctx.external = s;
+  ctx.external_set = true;
+  ctx.external_changed = ctx.cross_call_recorded && ctx.cross_call_stream != s;
+  return nullptr;
+}
+
+/// Returns to "no external stream": the anchor is the default stream and calls return with their
+/// results visible to the host.
+inline void clear_external_stream(Context& ctx) {
+  ctx.external = nullptr;
+  ctx.external_set = false;
+  ctx.external_changed = ctx.cross_call_recorded && ctx.cross_call_stream != nullptr;
+}
+
+// ------------------------------------------------------------------------- entry / exit ordering
+/// If the anchor differs from the stream the previous call ended on, the anchor waits on that
+/// call's cross_call event.
+inline bool order_after_previous_call(Context& ctx) {
+  Stream anchor = anchor_stream(ctx);
+  bool ok = true;
+  if (ctx.cross_call_recorded && ctx.cross_call_stream != anchor)
+    ok = SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.cross_call));
+  ctx.external_changed = false;
+  return ok;
+}
+
+/// Every internal stream waits on the anchor (work queued there so far). No-op in single-stream mode.
+inline bool fork_internal_streams(Context& ctx) {
+  if (ctx.num_streams == 0) return true;
+  Stream anchor = anchor_stream(ctx);
+  if (!SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, anchor))) return false;
+  bool ok = true;
+  for (Stream s : ctx.streams)
+    if (s != anchor) ok = SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(s, ctx.sync_event)) && ok;
+  return ok;
+}
+
+/// The anchor waits on every internal stream. No-op in single-stream mode.
+inline bool join_internal_streams(Context& ctx) {
+  if (ctx.num_streams == 0) return true;
+  Stream anchor = anchor_stream(ctx);
+  bool ok = true;
+  for (Stream s : ctx.streams) {
+    if (s == anchor) continue;
+    // One scratch event suffices: a wait captures the event's most recent record at enqueue time.
+    ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) &&
+         SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.sync_event)) && ok;
+  }
+  return ok;
+}
+
+/// Records cross_call on the anchor (the end of this call).
+inline bool record_call_end(Context& ctx) {
+  Stream anchor = anchor_stream(ctx);
+  if (!SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.cross_call, anchor))) return false;
+  ctx.cross_call_recorded = true;
+  ctx.cross_call_stream = anchor;
+  return true;
+}
+
+/// Program entry: drain a foreign pending error, order after the previous call, fork.
+inline bool enter_call(Context& ctx) {
+  drain_pending_error();
+  bool ok = order_after_previous_call(ctx);
+  return fork_internal_streams(ctx) && ok;
+}
+
+/// Program exit: join, record cross_call, and — without an external stream — wait for the anchor
+/// so the results are visible to the host on return.
+inline bool exit_call(Context& ctx) {
+  bool ok = join_internal_streams(ctx);
+  ok = record_call_end(ctx) && ok;
+  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
+  return ok;
+}
+
+// ----------------------------------------------------------------------------------------- pool
+/// Sets the release threshold of the device's default memory pool (once per context). The default
+/// pool is shared by the whole process: the threshold is only ever raised, never lowered below
+/// what another user set. Fails (error recorded) on devices without memory-pool support.
+inline bool enable_pool(Context& ctx, std::uint64_t release_threshold) {
+  if (ctx.pool_enabled) return true;
+  bool supported = false;
+  if (!SDFC_GPU_CHECK(ctx, gpuDeviceSupportsMemoryPools(ctx.device, &supported))) return false;
+  if (!supported) {
+    record_message(ctx, kNotSupported, "the GPU does not support stream-ordered memory pools");
+    return false;
+  }
+  MemPool pool = nullptr;
+  if (!SDFC_GPU_CHECK(ctx, gpuDeviceGetDefaultMemPool(&pool, ctx.device))) return false;
+  std::uint64_t current = 0;
+  if (!SDFC_GPU_CHECK(ctx, gpuMemPoolGetReleaseThreshold(pool, &current))) return false;
+  if (current < release_threshold && !SDFC_GPU_CHECK(ctx, gpuMemPoolSetAttribute(pool, release_threshold)))
+    return false;
+  ctx.pool_enabled = true;
+  return true;
+}
+
+// ------------------------------------------------------------------------------ DaCe compatibility
+/// __dace_gpu_last_error: returns the recorded code and clears it.
+inline int dace_gpu_last_error(Context& ctx) {
+  int code = static_cast<int>(ctx.last_code);
+  ctx.last_code = kSuccess;
+  return code;
+}
+
+/// __dace_gpu_set_stream: replaces the handle used for stream id `id` (bounds-checked); the
+/// internal stream stays owned by the context. In single-stream mode id 0 is the only slot, and an
+/// external stream set through set_external_stream takes precedence over it.
+inline bool dace_gpu_set_stream(Context& ctx, int id, Stream s) {
+  if (!ctx.initialized || id < 0 || id >= static_cast<int>(ctx.streams.size())) return false;
+  ctx.streams[id] = s;
+  ctx.stream_overridden[id] = true;
+  return true;
+}
+
+/// __dace_gpu_set_all_streams.
+inline void dace_gpu_set_all_streams(Context& ctx, Stream s) {
+  for (std::size_t i = 0; i < ctx.streams.size(); ++i) {
+    ctx.streams[i] = s;
+    ctx.stream_overridden[i] = true;
+  }
+}
+
+// ------------------------------------------------------------------------------ race exposure
+static __global__ void sdfc_gpu_spin_kernel(long long ticks) { spin_for_ticks(ticks); }
+
+/// Debug aid: when SDFC_GPU_DELAY_US was positive at init, queues a one-thread kernel on `s` that
+/// spins for that many microseconds, so missing synchronization shows up as wrong results.
+inline bool maybe_delay(Context& ctx, Stream s) {
+  if (ctx.delay_us <= 0) return true;
+  sdfc_gpu_spin_kernel<<<1, 1, 0, s>>>(ctx.delay_us * ctx.delay_ticks_per_us);
+  return SDFC_KERNEL_LAUNCH_CHECK(ctx, "sdfc_gpu_spin_kernel");
+}
+
+}  // inline namespace SDFC_GPU_ABI_NAMESPACE
+}  // namespace gpu
+}  // namespace sdfc
+
+#pragma GCC visibility pop
