@@ -97,6 +97,8 @@ struct Ctx {
   const SDFG* sdfg = nullptr;
   std::string ptr;  ///< JSON pointer of this SDFG in the input file
   bool root = false;
+  bool parallel = false;  ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
+  int loop_depth = 0;     ///< enclosing LoopRegions (break/continue need one)
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
@@ -142,6 +144,7 @@ class Generator {
   std::string name_;
   std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
   std::vector<std::string> functions_;   // nested SDFG functions
+  std::vector<std::string> init_codes_, exit_codes_;  // init_code / exit_code of nested SDFGs
   int nested_counter_ = 0;
   std::map<const Block*, Adjacency> adjacency_;
 
@@ -408,7 +411,7 @@ class Generator {
             w.line(alloc_line(name, *c.data(name)) + "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
-        emit_scope(c, b, ptr, -1, w, false);
+        emit_scope(c, b, ptr, -1, w, c.parallel);
         for (auto& f : frees) w.line(fmt::format("delete[] {};", ident(f)));
         w.close();
         break;
@@ -424,17 +427,22 @@ class Generator {
         std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
         if (!update.empty()) update.pop_back();  // no ';' in a for header
         w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
+        ++c.loop_depth;
         if (!b.inverted) {
           w.open(fmt::format("for ({} {}; {})", init.empty() ? ";" : init, cond, update));
           emit_region(c, b, ptr, w);
           w.close();
         } else {
+          // do-while: the update sits in the loop test so that `continue` runs it too.
           if (!init.empty()) w.line(init);
           w.open("do");
           emit_region(c, b, ptr, w);
-          if (!update.empty()) w.line(update + ";");
-          w.close(fmt::format(" while ({});", cond));
+          std::string test = update.empty() ? cond
+                             : b.update_before_condition ? fmt::format("({}, {})", update, cond)
+                                                         : fmt::format("({}) && ({}, true)", cond, update);
+          w.close(fmt::format(" while ({});", test));
         }
+        --c.loop_depth;
         break;
       }
       case BlockKind::Conditional: {
@@ -453,8 +461,12 @@ class Generator {
         }
         break;
       }
-      case BlockKind::Break: w.line("break;"); break;
-      case BlockKind::Continue: w.line("continue;"); break;
+      case BlockKind::Break:
+      case BlockKind::Continue:
+        if (c.loop_depth == 0)
+          unsupported(ptr, fmt::format("{} block \"{}\" is not inside a LoopRegion", b.kind == BlockKind::Break ? "break" : "continue", b.label));
+        w.line(b.kind == BlockKind::Break ? "break;" : "continue;");
+        break;
       case BlockKind::Return:
         w.line("goto __exit;  // return block");
         c.exit_used = true;
@@ -528,7 +540,7 @@ class Generator {
         break;
       case NodeKind::MapEntry: emit_map(c, st, ptr, id, w, parallel); break;
       case NodeKind::Tasklet: emit_tasklet(c, st, ptr, id, w, parallel); break;
-      case NodeKind::NestedSDFG: emit_nested(c, st, ptr, id, w); break;
+      case NodeKind::NestedSDFG: emit_nested(c, st, ptr, id, w, parallel); break;
       case NodeKind::MapExit: break;
     }
     (void)np;
@@ -599,13 +611,30 @@ class Generator {
   void emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
     std::string np = ptr + "/nodes/" + std::to_string(id);
-    w.open("");
-    w.line(fmt::format("// tasklet {} ({})", n.label, np));
     TaskletScope scope;
     for (auto& [s, t] : c.sdfg->symbols) scope.symbols[s] = t;
     for (auto& s : assigned_symbols(*c.sdfg))
       if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
     for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
+    for (auto& conn : n.in_connectors)
+      if (!is_identifier(conn.name))
+        unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name), fmt::format("connector name \"{}\" is not a C identifier", conn.name));
+    for (auto& conn : n.out_connectors)
+      if (!is_identifier(conn.name))
+        unsupported(np + "/attributes/out_connectors/" + pointer_token(conn.name), fmt::format("connector name \"{}\" is not a C identifier", conn.name));
+
+    // Connector bindings: (C++ declaration type, connector, the access it binds to).
+    struct Binding {
+      std::string type, name, access;
+    };
+    struct Write {
+      std::string target, value;
+      DType t;
+      const Memlet* memlet;
+      std::string ptr;
+    };
+    std::vector<Binding> ins, outs;
+    std::vector<Write> writes;
     for (auto& in : n.in_connectors) {
       const DataEdge* e = in_edge(st, id, in.name);
       if (!e || e->memlet.data.empty()) continue;
@@ -613,11 +642,10 @@ class Generator {
       scope.inputs[in.name] = t;
       const Range& r = *e->memlet.subset;
       if (single_element(r) && !e->memlet.dynamic)
-        w.line(fmt::format("const {} {} = {};", ctype(t), ident(in.name), element(c, e->memlet.data, starts(r), np)));
+        ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
       else
-        w.line(fmt::format("const {}* {} = {};", ctype(t), ident(in.name), address(c, e->memlet.data, starts(r), np)));
+        ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
     }
-    std::vector<std::function<void()>> writes;
     for (auto& out : n.out_connectors) {
       auto es = out_edges(st, id, out.name);
       if (es.empty() || es[0]->memlet.data.empty()) continue;
@@ -626,23 +654,48 @@ class Generator {
       scope.outputs[out.name] = t;
       const Range& r = *e->memlet.subset;
       if (!single_element(r)) {
-        w.line(fmt::format("{}* {} = {};", ctype(t), ident(out.name), address(c, e->memlet.data, starts(r), np)));
+        outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
         continue;
       }
       if (e->memlet.dynamic && !e->memlet.wcr) {
-        w.line(fmt::format("{}& {} = {};", ctype(t), ident(out.name), element(c, e->memlet.data, starts(r), np)));
+        outs.push_back({ctype(t) + "&", out.name, element(c, e->memlet.data, starts(r), np)});
         continue;
       }
-      w.line(fmt::format("{} {};", ctype(t), ident(out.name)));
-      for (std::size_t k = 0; k < es.size(); ++k) {
-        const DataEdge* ek = es[k];
+      outs.push_back({ctype(t), out.name, ""});
+      for (const DataEdge* ek : es) {
         std::size_t ei = static_cast<std::size_t>(ek - st.edges.data());
-        writes.push_back([=, &c, &w]() {
-          emit_write(element(c, ek->memlet.data, starts(*ek->memlet.subset), np), ident(out.name), t, ek->memlet, parallel,
-                     ptr + "/edges/" + std::to_string(ei), w);
-        });
+        writes.push_back({element(c, ek->memlet.data, starts(*ek->memlet.subset), np), out.name, t, &ek->memlet,
+                          ptr + "/edges/" + std::to_string(ei)});
       }
     }
+    // A connector named like a container or symbol would shadow it in its own binding
+    // (`const double A = A[i];`): then the accesses are taken first, outside the connectors' block.
+    bool shadows = false;
+    for (auto* list : {&ins, &outs})
+      for (auto& b : *list) shadows |= c.data(b.name) != nullptr || scope.symbols.count(b.name) > 0;
+
+    w.open("");
+    w.line(fmt::format("// tasklet {} ({})", n.label, np));
+    if (shadows) {
+      int k = 0;
+      for (auto* list : {&ins, &outs})
+        for (auto& b : *list) {
+          if (b.access.empty()) continue;
+          std::string tmp = fmt::format("__sdfc_bind{}", k++);
+          bool by_ref = b.type.back() == '&';
+          w.line(fmt::format("{} {} = {};", by_ref ? b.type.substr(0, b.type.size() - 1) + "*" : b.type, tmp,
+                             by_ref ? "&" + b.access : b.access));
+          b.access = by_ref ? "*" + tmp : tmp;
+        }
+      for (std::size_t i = 0; i < writes.size(); ++i) {
+        std::string tmp = fmt::format("__sdfc_target{}", i);
+        w.line(fmt::format("{}* {} = &{};", ctype(writes[i].t), tmp, writes[i].target));
+        writes[i].target = "*" + tmp;
+      }
+      w.open("");
+    }
+    for (auto& b : ins) w.line(fmt::format("{} {} = {};", b.type, b.name, b.access));
+    for (auto& b : outs) w.line(b.access.empty() ? fmt::format("{} {};", b.type, b.name) : fmt::format("{} {} = {};", b.type, b.name, b.access));
     if (n.code.language == Language::Python) {
       w.lines(translate_python_tasklet(n.code.code, scope, file_, np));
     } else {
@@ -651,7 +704,8 @@ class Generator {
     if (!n.code_global.code.empty() &&
         std::find(globals_.begin(), globals_.end(), n.code_global.code) == globals_.end())
       globals_.push_back(n.code_global.code);
-    for (auto& f : writes) f();
+    for (auto& wr : writes) emit_write(wr.target, wr.value, wr.t, *wr.memlet, parallel, wr.ptr, w);
+    if (shadows) w.close();
     w.close();
   }
 
@@ -708,7 +762,7 @@ class Generator {
     for (std::size_t k = 0; k < ds.size(); ++k) w.close();
   }
 
-  void emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+  void emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
     std::string np = ptr + "/nodes/" + std::to_string(id);
     const SDFG& inner = *n.sdfg;
@@ -747,7 +801,11 @@ class Generator {
     Ctx ic;
     ic.sdfg = &inner;
     ic.ptr = np + "/attributes/sdfg";
+    ic.parallel = parallel;
     ic.index_data();
+    if (!inner.global_code.code.empty()) globals_.push_back(inner.global_code.code);
+    if (!inner.init_code.code.empty()) init_codes_.push_back(inner.init_code.code);
+    if (!inner.exit_code.code.empty()) exit_codes_.push_back(inner.exit_code.code);
     for (auto& s : free_symbols(inner)) ic.declared_symbols.insert(s);
     CodeWriter fw;
     fw.line(fmt::format("// nested SDFG \"{}\" ({})", inner.name, np));
@@ -929,6 +987,12 @@ GeneratedProgram Generator::run() {
     w.raw(root_.init_code.code);
     w.close();
   }
+  for (auto& code : init_codes_) {
+    w.open("");
+    w.line("// init_code of a nested SDFG");
+    w.raw(code);
+    w.close();
+  }
   for (auto& [n, d] : persistent) {
     w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n), sym(d->total_size), ctype(d->dtype)));
     w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n), ctype(d->dtype), sym(d->total_size)));
@@ -949,6 +1013,12 @@ GeneratedProgram Generator::run() {
     w.open("");
     w.line("// exit_code of the SDFG");
     w.raw(root_.exit_code.code);
+    w.close();
+  }
+  for (auto& code : exit_codes_) {
+    w.open("");
+    w.line("// exit_code of a nested SDFG");
+    w.raw(code);
     w.close();
   }
   for (auto& [n, d] : persistent) w.line(fmt::format("delete[] __state->__0_{};", ident(n)));

@@ -46,6 +46,7 @@ class Dumper {
     if (!s.init_code.code.empty()) line(ind + 1, "init_code: " + quote_lines(s.init_code.code));
     if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
     region_body(s.root, ind + 1);
+    if (s.gpu_exit_sync) line(ind + 1, "return: ordered after all GPU work (exit_call)");
   }
 
   static std::string data(const std::string& n, const DataDesc& d) {
@@ -71,6 +72,7 @@ class Dumper {
     for (std::size_t i = 0; i < r.blocks.size(); ++i) block(*r.blocks[i], static_cast<int>(i), ind);
     for (auto& e : r.cf_edges) {
       std::string s = fmt::format("edge {} -> {}", e.src, e.dst);
+      s += waits(e.host_waits);
       if (!e.unconditional()) s += " if " + e.condition.code;
       if (!e.assignments.empty()) {
         s += " {";
@@ -94,7 +96,7 @@ class Dumper {
         region_body(b, ind + 1);
         break;
       case BlockKind::Loop: {
-        std::string s = fmt::format("loop {} \"{}\" {}", id, b.label, b.inverted ? "do-while" : "while");
+        std::string s = fmt::format("loop {} \"{}\" {}{}", id, b.label, b.inverted ? "do-while" : "while", waits(b.host_waits));
         s += fmt::format(" ({}{}; {}; {})", b.loop_variable.empty() ? "" : b.loop_variable + ": ",
                          b.init_statement ? b.init_statement->code : "", b.loop_condition.code,
                          b.update_statement ? b.update_statement->code : "");
@@ -103,7 +105,7 @@ class Dumper {
         break;
       }
       case BlockKind::Conditional:
-        line(ind, fmt::format("conditional {} \"{}\"", id, b.label));
+        line(ind, fmt::format("conditional {} \"{}\"{}", id, b.label, waits(b.host_waits)));
         for (auto& [cond, body] : b.branches) {
           line(ind + 1, cond ? "if " + cond->code + ":" : std::string("else:"));
           region_body(*body, ind + 2);
@@ -115,23 +117,31 @@ class Dumper {
     }
   }
 
+  static std::string waits(const std::vector<int>& w) {
+    if (w.empty()) return "";
+    std::string s = " host-waits(";
+    for (std::size_t i = 0; i < w.size(); ++i) s += (i ? "," : "") + std::to_string(w[i]);
+    return s + ")";
+  }
+
   void node(const Node& n, int id, int ind) {
+    std::string decided = (n.stream >= 0 ? fmt::format(" stream={}", n.stream) : "") + waits(n.host_waits);
     std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
     switch (n.kind) {
-      case NodeKind::Access: line(ind, fmt::format("[{}] access {}{}", id, n.data, scope)); break;
+      case NodeKind::Access: line(ind, fmt::format("[{}] access {}{}{}", id, n.data, scope, decided)); break;
       case NodeKind::MapEntry: {
         std::string ps;
         for (std::size_t i = 0; i < n.map.params.size(); ++i)
           ps += fmt::format("{}{}={}", i ? ", " : "", n.map.params[i], range_str({n.map.range[i]}));
-        std::string s = fmt::format("[{}] map {}[{}] schedule={}{}", id, n.map.label, ps, to_string(n.map.schedule), scope);
+        std::string s = fmt::format("[{}] map {}[{}] schedule={}{}{}", id, n.map.label, ps, to_string(n.map.schedule), scope, decided);
         if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
         line(ind, s);
         break;
       }
       case NodeKind::MapExit: line(ind, fmt::format("[{}] map_exit of {}", id, n.scope_entry)); break;
       case NodeKind::Tasklet:
-        line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}: {}", id, n.label, to_string(n.code.language),
-                              connectors(n.in_connectors), connectors(n.out_connectors), scope, quote_lines(n.code.code)));
+        line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}{}: {}", id, n.label, to_string(n.code.language),
+                              connectors(n.in_connectors), connectors(n.out_connectors), scope, decided, quote_lines(n.code.code)));
         break;
       case NodeKind::NestedSDFG: {
         std::string m;
@@ -156,6 +166,7 @@ class Dumper {
       if (m.wcr) s += " wcr " + *m.wcr;
       if (!m.is_data_src) s += " (dst)";
     }
+    if (e.stream >= 0) s += fmt::format(" stream={}", e.stream);
     line(ind, s);
   }
 };
@@ -171,7 +182,9 @@ std::string range_str(const Range& r) {
       s += ex(simplify(d.start));
       continue;
     }
-    s += ex(simplify(d.start)) + ":" + ex(simplify(make_binary(BinOp::Add, d.end, make_int(1))));
+    auto step = as_constant(d.step);
+    int dir = step && *step < 0 ? -1 : 1;  // the exclusive end lies one step past the inclusive one
+    s += ex(simplify(d.start)) + ":" + ex(simplify(make_binary(BinOp::Add, d.end, make_int(dir))));
     if (as_constant(d.step) != 1) s += ":" + ex(d.step);
   }
   return s;

@@ -87,6 +87,10 @@ struct Node {
   std::vector<std::pair<std::string, Expr>> symbol_mapping;  ///< NestedSDFG: inner -> outer
   Json extra = Json::object();
 
+  // Decisions of passes (not part of DaCe's format; shown by the IR dump).
+  int stream = -1;              ///< stream-assignment: the stream a GPU kernel (MapEntry) runs on
+  std::vector<int> host_waits;  ///< synchronization: streams the host waits for before this node
+
   explicit Node(NodeKind k) : kind(k) {}
   const Connector* find_in(const std::string& name) const;
   const Connector* find_out(const std::string& name) const;
@@ -109,6 +113,7 @@ struct DataEdge {
   int src = -1, dst = -1;
   std::optional<std::string> src_conn, dst_conn;
   Memlet memlet;
+  int stream = -1;  ///< stream-assignment: the stream of a copy that involves GPU memory
 };
 
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
@@ -117,6 +122,7 @@ struct InterstateEdge {
   CodeBlock condition{"1", Language::Python};
   std::vector<std::pair<std::string, std::string>> assignments;
   Json extra = Json::object();
+  std::vector<int> host_waits;  ///< synchronization: streams the host waits for before the condition
   bool unconditional() const;
 };
 
@@ -147,6 +153,10 @@ struct Block {
   bool inverted = false;
   bool update_before_condition = true;
 
+  /// synchronization: streams the host waits for before evaluating this block's conditions (a
+  /// conditional's branch conditions; a loop's condition, before every evaluation)
+  std::vector<int> host_waits;
+
   // Conditional: (condition or nullopt for `else`, body region)
   std::vector<std::pair<std::optional<CodeBlock>, std::unique_ptr<Block>>> branches;
 
@@ -167,6 +177,7 @@ struct SDFG {
   std::string dace_version;         ///< root only ("" in nested SDFGs)
   Json extra = Json::object();      ///< unmodelled SDFG attributes
   Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
+  bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
 
   SDFG() { root.type_name = "SDFG"; }
   const DataDesc* find_data(const std::string& n) const;

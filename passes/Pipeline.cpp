@@ -6,6 +6,7 @@
 
 #include "ir/Dump.h"
 #include "passes/Normalize.h"
+#include "passes/TransientLifetimes.h"
 
 namespace sdfc {
 namespace {
@@ -21,6 +22,8 @@ const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
       // normalize first: every later pass reads explicit schedules, storage and connector types.
       {"normalize", normalize},
+      // after normalize: storage is explicit, so the mode can tell GPU from host transients.
+      {"transient-lifetimes", assign_transient_lifetimes},
   };
   return list;
 }

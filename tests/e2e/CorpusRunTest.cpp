@@ -59,14 +59,17 @@ double value_at(const Typed& t, std::size_t i) {
   }
 }
 
-class CorpusRun : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(CorpusRun, ReproducesDaCe) {
-  std::string dir = corpus_dir() + "/" + GetParam();
+/// Compiles a corpus case with a transient mode ("" = as declared), runs it on its inputs and
+/// compares with DaCe's outputs.
+void reproduce(const std::string& name, const std::string& mode) {
+  std::string dir = corpus_dir() + "/" + name;
   auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
   auto expected = nlohmann::json::parse(slurp(dir + "/expected.json"));
-  Program p = Program::compile_file(dir + "/program.sdfg");
+  Options options;
+  options.transients = mode;
+  Program p = Program::compile_file(dir + "/program.sdfg", options);
   EXPECT_EQ(p.name(), inputs["sdfg_name"]);
+  (void)name;
   // DaCe's argument order
   std::vector<std::string> names;
   for (auto& a : p.arguments()) names.push_back(a.name);
@@ -88,9 +91,9 @@ TEST_P(CorpusRun, ReproducesDaCe) {
   }
   p.call();
   for (auto& out : expected["outputs"]) {
-    std::string name = out.get<std::string>();
-    const auto& e = expected["arrays"][name];
-    const Typed& got = arrays.at(name);
+    std::string out_name = out.get<std::string>();
+    const auto& e = expected["arrays"][out_name];
+    const Typed& got = arrays.at(out_name);
     Typed want = typed(e);
     ASSERT_EQ(got.count, want.count);
     auto tol = expected["tolerance"].value(e["dtype"].get<std::string>(), nlohmann::json::object());
@@ -99,10 +102,22 @@ TEST_P(CorpusRun, ReproducesDaCe) {
     for (std::size_t i = 0; i < want.count; ++i) {
       double g = value_at(got, i), w = value_at(want, i);
       if (!(std::abs(g - w) <= atol + rtol * std::abs(w))) {
-        if (++bad <= 5) ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
+        if (++bad <= 5) ADD_FAILURE() << out_name << "[" << i << "] = " << g << ", expected " << w;
       }
     }
-    EXPECT_EQ(bad, 0) << name;
+    EXPECT_EQ(bad, 0) << out_name;
+  }
+}
+
+class CorpusRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusRun, ReproducesDaCe) { reproduce(GetParam(), ""); }
+
+/// Every transient memory mode gives DaCe's results too.
+TEST_P(CorpusRun, ReproducesDaCeInEveryMemoryMode) {
+  for (const char* mode : {"scoped", "persistent", "pool", "external"}) {
+    SCOPED_TRACE(mode);
+    reproduce(GetParam(), mode);
   }
 }
 

@@ -1,0 +1,81 @@
+// Whole-process `sdfc compile` timings: --emit-source of map chains (100 .. 4,000 maps, built with
+// the builder API) and a cached `sdfc compile -o` of an unchanged program. Each iteration runs the
+// sdfc binary as a user would (process start to exit). Usage: bench_compile [--benchmark_*] with
+// SDFC_BIN pointing at the sdfc binary (default: the one in this build tree).
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/Build.h"
+#include "ir/Builder.h"
+#include "ir/JsonWriter.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sdfc_bin() {
+  const char* env = std::getenv("SDFC_BIN");
+  return env ? env : SDFC_BIN_DEFAULT;
+}
+
+fs::path work_dir() {
+  static fs::path dir = fs::temp_directory_path() / ("sdfc_bench_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string chain_file(int maps) {
+  fs::path p = work_dir() / ("chain" + std::to_string(maps) + ".sdfg");
+  if (fs::exists(p)) return p.string();
+  sdfc::SDFGBuilder b("chain");
+  b.symbol("N");
+  for (int i = 0; i <= maps; ++i) b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps);
+  auto s = b.state("s");
+  std::map<std::string, int> outer;
+  for (int i = 0; i < maps; ++i)
+    s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", "t" + std::to_string(i) + "[i]"}}, "b = a * 2.0 + 1.0",
+                     {{"b", "t" + std::to_string(i + 1) + "[i]"}}, sdfc::ScheduleType::Default, &outer);
+  std::ofstream(p) << sdfc::write_sdfg(*b.build());
+  return p.string();
+}
+
+void run_timed(benchmark::State& state, const std::vector<std::string>& argv) {
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = sdfc::run_process(argv);
+    auto t1 = std::chrono::steady_clock::now();
+    if (r.status != 0) {
+      state.SkipWithError(r.output.c_str());
+      return;
+    }
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+}
+
+void BM_EmitSource(benchmark::State& state) {
+  int maps = static_cast<int>(state.range(0));
+  std::string file = chain_file(maps);
+  run_timed(state, {sdfc_bin(), "compile", file, "--emit-source", (work_dir() / ("src" + std::to_string(maps))).string()});
+  state.counters["maps"] = maps;
+}
+BENCHMARK(BM_EmitSource)->Arg(100)->Arg(1000)->Arg(2000)->Arg(4000)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_CachedCompile(benchmark::State& state) {
+  std::string file = chain_file(100);
+  std::string lib = (work_dir() / "libchain.so").string();
+  auto warm = sdfc::run_process({sdfc_bin(), "compile", file, "-o", lib});  // fills the cache
+  if (warm.status != 0) {
+    state.SkipWithError(warm.output.c_str());
+    return;
+  }
+  run_timed(state, {sdfc_bin(), "compile", file, "-o", lib});
+}
+BENCHMARK(BM_CachedCompile)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
