@@ -99,6 +99,7 @@ struct Ctx {
   bool root = false;
   bool parallel = false;  ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
   int loop_depth = 0;     ///< enclosing LoopRegions (break/continue need one)
+  bool in_kernel = false; ///< emitting device code (a GPU kernel body)
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
@@ -133,7 +134,7 @@ struct Adjacency {
 class Generator {
  public:
   Generator(const SDFG& sdfg, const CompileOptions& options, std::string file)
-      : root_(sdfg), options_(options), file_(std::move(file)), name_(sdfg.name) {}
+      : root_(sdfg), options_(options), file_(std::move(file)), name_(sdfg.name), gpu_(options.target != Target::CPU) {}
 
   GeneratedProgram run();
 
@@ -142,6 +143,10 @@ class Generator {
   const CompileOptions& options_;
   std::string file_;
   std::string name_;
+  bool gpu_;                             // CUDA or HIP: kernels, GPU memory, the GPU context
+  std::vector<std::string> kernels_;     // __global__ functions
+  bool uses_pool_ = false;
+  bool in_kernel_ = false;               // emitting a kernel body (device atomics)
   std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
   std::vector<std::string> functions_;   // nested SDFG functions
   std::vector<std::string> init_codes_, exit_codes_;  // init_code / exit_code of nested SDFGs
@@ -228,6 +233,18 @@ class Generator {
     return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
   }
 
+  // ---- GPU helpers ---------------------------------------------------------------------------
+
+  static constexpr const char* kCtx = "__state->__sdfc_gpu";
+  static std::string gpu_stream(int s) { return fmt::format("sdfc::gpu::stream({}, {})", kCtx, s); }
+  static std::string gpu_check(const std::string& call) { return fmt::format("SDFC_GPU_CHECK({}, {});", kCtx, call); }
+
+  /// Prints the host waits a pass decided (one stream synchronization per stream).
+  void host_waits(const std::vector<int>& streams, CodeWriter& w) const {
+    for (int s : streams)
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(s))) + "  // synchronization pass: host waits");
+  }
+
   // ---- SDFG bodies ----------------------------------------------------------------------------
 
   /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
@@ -296,6 +313,11 @@ class Generator {
         w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name), to_string(d.lifetime)));
         continue;
       }
+      if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
+        w.line(gpu_alloc_line(name, d));
+        frees.push_back(name);
+        continue;
+      }
       if (d.kind == DataKind::Scalar) {
         w.line(fmt::format("{} {} = {}();  // transient scalar", ctype(d.dtype), ident(name), ctype(d.dtype)));
         c.access[name] = Access::Value;
@@ -306,7 +328,29 @@ class Generator {
     }
     emit_region(c, c.sdfg->root, c.ptr, w);
     if (c.exit_used) w.line("__exit:;");
-    for (auto& f : frees) w.line(fmt::format("delete[] {};", ident(f)));
+    if (gpu_ && c.sdfg->gpu_exit_sync) {
+      if (c.root) w.line(fmt::format("sdfc::gpu::exit_call({});  // synchronization pass: the return orders after all GPU work", kCtx));
+      else host_waits({0}, w);
+    }
+    for (auto& f : frees) w.line(free_line(f, *c.data(f)));
+  }
+
+  std::string gpu_alloc_line(const std::string& name, const DataDesc& d) {
+    std::string bytes = fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(d.total_size), ctype(d.dtype));
+    std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
+    if (d.storage == StorageType::CPU_Pinned)
+      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) + "  // pinned host memory";
+    if (d.pool) {
+      uses_pool_ = true;
+      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) + "  // pool";
+    }
+    return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
+  }
+  std::string free_line(const std::string& name, const DataDesc& d) const {
+    if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) return fmt::format("delete[] {};", ident(name));
+    if (d.storage == StorageType::CPU_Pinned) return gpu_check(fmt::format("sdfc::gpu::gpuFreeHost({})", ident(name)));
+    if (d.pool) return gpu_check(fmt::format("sdfc::gpu::gpuFreeAsync({}, {})", ident(name), gpu_stream(0)));
+    return gpu_check(fmt::format("sdfc::gpu::gpuFree({})", ident(name)));
   }
 
   // ---- control flow ---------------------------------------------------------------------------
@@ -320,15 +364,7 @@ class Generator {
       out[static_cast<std::size_t>(e.src)].push_back(&e);
       indeg[static_cast<std::size_t>(e.dst)]++;
     }
-    int start = r.start_block;
-    if (start < 0) {
-      start = 0;
-      for (int i = 0; i < n; ++i)
-        if (indeg[static_cast<std::size_t>(i)] == 0) {
-          start = i;
-          break;
-        }
-    }
+    int start = std::max(0, start_of(r));
     // Emission order: depth-first from the start block, following the first successor, so that
     // chains print in order without labels.
     std::vector<int> order;
@@ -367,9 +403,11 @@ class Generator {
       auto& os = out[static_cast<std::size_t>(b)];
       bool last = i + 1 == order.size();
       if (os.size() == 1 && falls_through(b, os[0]->dst)) {
+        host_waits(os[0]->host_waits, w);
         emit_assignments(c, *os[0], ptr, w);
         continue;
       }
+      for (auto* e : os) host_waits(e->host_waits, w);
       bool unconditional_seen = false;
       for (auto* e : os) {
         std::size_t ei = static_cast<std::size_t>(e - r.cf_edges.data());
@@ -408,11 +446,12 @@ class Generator {
         std::vector<std::string> frees;
         for (auto& [name, st] : c.state_local)
           if (st == &b) {
-            w.line(alloc_line(name, *c.data(name)) + "  // transient, allocated where its size is known");
+            w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(name, *c.data(name)) : alloc_line(name, *c.data(name))) +
+                   "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
         emit_scope(c, b, ptr, -1, w, c.parallel);
-        for (auto& f : frees) w.line(fmt::format("delete[] {};", ident(f)));
+        for (auto& f : frees) w.line(free_line(f, *c.data(f)));
         w.close();
         break;
       }
@@ -424,6 +463,8 @@ class Generator {
         std::string ap = ptr + "/attributes";
         std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
         std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition");
+        for (int st : b.host_waits)  // the synchronization pass: wait before every evaluation
+          cond = fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
         std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
         if (!update.empty()) update.pop_back();  // no ';' in a for header
         w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
@@ -447,6 +488,7 @@ class Generator {
       }
       case BlockKind::Conditional: {
         w.line(fmt::format("// conditional \"{}\" ({})", b.label, ptr));
+        host_waits(b.host_waits, w);
         for (std::size_t i = 0; i < b.branches.size(); ++i) {
           auto& [cond, body] = b.branches[i];
           std::string bp = ptr + "/branches/" + std::to_string(i);
@@ -532,6 +574,7 @@ class Generator {
   void emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
     std::string np = ptr + "/nodes/" + std::to_string(id);
+    if (!c.in_kernel) host_waits(n.host_waits, w);
     switch (n.kind) {
       case NodeKind::Access:
         for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(id)])
@@ -550,12 +593,15 @@ class Generator {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
-    if (is_gpu_schedule(m.schedule))
-      unsupported(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip "
-                                                           "(GPU code generation is not implemented yet)",
+    if (is_gpu_schedule(m.schedule) && !gpu_)
+      unsupported(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                            m.label, to_string(m.schedule)));
+    if (m.schedule == ScheduleType::GPU_Device && !c.in_kernel) {
+      emit_kernel(c, st, ptr, id, w);
+      return;
+    }
     w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
-    bool multicore = m.schedule == ScheduleType::CPU_Multicore;
+    bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
     if (multicore && !parallel) w.line("#pragma omp parallel for");
     for (std::size_t k = 0; k < m.params.size(); ++k) {
       const RangeDim& r = m.range[k];
@@ -567,6 +613,143 @@ class Generator {
     }
     emit_scope(c, st, ptr, id, w, parallel || multicore);
     for (std::size_t k = 0; k < m.params.size(); ++k) w.close();
+  }
+
+  /// Node ids in the scope of map entry `entry` (its exit included), recursively.
+  std::vector<int> scope_nodes(const Block& st, int entry) {
+    std::vector<int> out{entry};
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      int v = out[k];
+      if (st.node(v).kind != NodeKind::MapEntry) continue;
+      auto it = adj(st).children.find(v);
+      if (it != adj(st).children.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+      if (st.node(v).scope_exit >= 0) out.push_back(st.node(v).scope_exit);
+    }
+    return out;
+  }
+
+  /// A GPU_Device map: a __global__ kernel (one thread per point, the last parameter on x) and
+  /// its launch on the stream the stream-assignment pass chose.
+  void emit_kernel(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+    const Node& n = st.node(id);
+    const MapInfo& m = n.map;
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    std::size_t dims = m.params.size();
+    if (dims == 0 || dims > 3)
+      unsupported(np + "/attributes/params", fmt::format("GPU map \"{}\" has {} parameters; 1 to 3 are supported", m.label, dims));
+    // What the kernel touches: containers on the scope's edges; symbols in its expressions and code.
+    std::vector<int> nodes = scope_nodes(st, id);
+    std::set<int> in_scope(nodes.begin(), nodes.end());
+    std::set<std::string> data, ids;
+    std::set<std::string> inner_params;
+    for (int v : nodes) {
+      const Node& x = st.node(v);
+      if (x.kind == NodeKind::MapEntry) {
+        for (auto& r : x.map.range) {
+          free_symbols(r.start, ids);
+          free_symbols(r.end, ids);
+          free_symbols(r.step, ids);
+        }
+        for (auto& p : x.map.params) inner_params.insert(p);
+      }
+      if (x.kind == NodeKind::Tasklet) {
+        auto t = identifiers_in(x.code.code);
+        ids.insert(t.begin(), t.end());
+      }
+      if (x.kind == NodeKind::Access) data.insert(x.data);
+      if (x.kind == NodeKind::NestedSDFG)
+        for (auto& [k, v2] : x.symbol_mapping) free_symbols(v2, ids);
+    }
+    for (auto& e : st.edges) {
+      if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
+      if (e.memlet.data.empty()) continue;
+      data.insert(e.memlet.data);
+      if (e.memlet.subset)
+        for (auto& r : *e.memlet.subset) {
+          free_symbols(r.start, ids);
+          free_symbols(r.end, ids);
+        }
+    }
+    for (auto& name : data)
+      if (const DataDesc* d = c.data(name)) {
+        for (auto& x : d->strides) free_symbols(x, ids);
+        for (auto& x : d->offset) free_symbols(x, ids);
+        if (c.scope_local.count(name)) free_symbols(d->total_size, ids);
+      }
+    std::set<std::string> known(c.declared_symbols.begin(), c.declared_symbols.end());
+    for (auto& [s2, t] : c.sdfg->symbols) known.insert(s2);
+    for (auto& s2 : enclosing_params(st, id)) known.insert(s2);
+    std::vector<std::string> params, args;
+    Ctx kc = c;
+    kc.in_kernel = true;
+    kc.parallel = true;
+    for (auto& name : data) {
+      const DataDesc* d = c.data(name);
+      if (!d || c.scope_local.count(name)) continue;
+      bool value = c.access.count(name) && c.access.at(name) == Access::Value;
+      if (is_gpu_storage(d->storage) || d->storage == StorageType::CPU_Pinned) {
+        params.push_back(fmt::format("{}* __restrict__ {}", ctype(d->dtype), ident(name)));
+        args.push_back(ident(name));
+      } else if (d->kind == DataKind::Scalar) {
+        // Host scalars travel by value (the synchronization pass made the host wait when needed).
+        params.push_back(fmt::format("const {} {}", ctype(d->dtype), ident(name)));
+        args.push_back(value ? ident(name) : ident(name) + "[0]");
+        kc.access[name] = Access::Value;
+      } else {
+        unsupported(np, fmt::format("GPU map \"{}\" accesses \"{}\", which is in host memory ({}); copy it to GPU_Global "
+                                    "memory first, or make it CPU_Pinned",
+                                    m.label, name, to_string(d->storage)));
+      }
+    }
+    for (auto& s2 : ids) {
+      if (inner_params.count(s2) || !known.count(s2) || c.data(s2)) continue;
+      auto t = c.sdfg->symbol_type(s2);
+      params.push_back(fmt::format("const {} {}", t ? ctype(*t) : "int64_t", ident(s2)));
+      args.push_back(ident(s2));
+    }
+    // Block shape: gpu_block_size when given, otherwise 256 threads shaped by dimensionality.
+    std::vector<int> block = m.gpu_block_size;
+    if (block.empty()) block = dims == 1 ? std::vector<int>{256, 1, 1} : dims == 2 ? std::vector<int>{32, 8, 1} : std::vector<int>{32, 4, 2};
+    while (block.size() < 3) block.push_back(1);
+    int threads = block[0] * block[1] * block[2];
+    std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, kernels_.size());
+
+    CodeWriter kw;
+    kw.line(fmt::format("// GPU kernel of map {}[{}] ({})", m.label, range_str(m.range), np));
+    kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+    const char* axis[] = {"x", "y", "z"};
+    for (std::size_t k = 0; k < dims; ++k) {
+      std::size_t dim = dims - 1 - k;  // the last parameter runs along x
+      const RangeDim& r = m.range[dim];
+      kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};", axis[k]));
+      kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
+      kw.line(fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
+    }
+    in_kernel_ = true;
+    emit_scope(kc, st, ptr, id, kw, true);
+    in_kernel_ = false;
+    kw.close();
+    kernels_.push_back(kw.str());
+
+    // The launch.
+    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}", m.label, range_str(m.range), np, kname, n.stream));
+    w.open("");
+    std::vector<std::string> counts;
+    for (std::size_t k = 0; k < dims; ++k) {
+      std::size_t dim = dims - 1 - k;
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(extent(m.range[dim]))));
+      counts.push_back(fmt::format("__n{} > 0", axis[k]));
+    }
+    w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
+    std::vector<std::string> grid;
+    for (std::size_t k = 0; k < 3; ++k)
+      grid.push_back(k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], block[k], block[k]) : "1u");
+    w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
+    w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
+    w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
+    w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
+    w.close();
+    w.close();
   }
 
   const DataEdge* in_edge(const Block& st, int id, const std::string& conn) {
@@ -590,6 +773,18 @@ class Generator {
     }
     auto wcr = parse_wcr(*m.wcr);
     if (!wcr) unsupported(ptr + "/attributes/data/attributes/wcr", fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments", *m.wcr));
+    if (in_kernel_) {
+      if (wcr->kind == Wcr::Sum) {
+        w.line(fmt::format("sdfc::gpu::atomic_add(&{}, static_cast<{}>({}));", target, ctype(t), value));
+        return;
+      }
+      std::string body = wcr->kind == Wcr::Min   ? fmt::format("sdfc::rt::min({}, {})", wcr->a, wcr->b)
+                         : wcr->kind == Wcr::Max ? fmt::format("sdfc::rt::max({}, {})", wcr->a, wcr->b)
+                                                 : print_cpp(wcr->body);
+      w.line(fmt::format("sdfc::gpu::atomic_update(&{}, static_cast<{}>({}), []__device__({} {}, {} {}) -> {} {{ return static_cast<{}>({}); }});",
+                         target, ctype(t), value, ctype(t), ident(wcr->a), ctype(t), ident(wcr->b), ctype(t), ctype(t), body));
+      return;
+    }
     switch (wcr->kind) {
       case Wcr::Sum:
       case Wcr::Product:
@@ -749,6 +944,10 @@ class Generator {
     auto ds = squeeze(rs), dd_dims = squeeze(rd);
     if (ds.size() != dd_dims.size())
       unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet", src, dst, ds.size(), dd_dims.size()));
+    if (e.stream >= 0 && !c.in_kernel) {
+      emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
+      return;
+    }
     w.line(fmt::format("// copy {}[{}] -> {}[{}] ({})", src, range_str(rs), dst, range_str(rd), ep));
     std::vector<Expr> is = starts(rs), id = starts(rd);
     for (std::size_t k = 0; k < ds.size(); ++k) {
@@ -760,6 +959,52 @@ class Generator {
     }
     emit_write(element(c, dst, id, ep), element(c, src, is, ep), dd->dtype, m, false, ep, w);
     for (std::size_t k = 0; k < ds.size(); ++k) w.close();
+  }
+
+  /// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for
+  /// contiguous data, cudaMemcpy2DAsync for rows of a 2D block.
+  void emit_gpu_copy(const Ctx& c, const std::string& src, const std::string& dst, const Range& rs, const Range& rd,
+                     const std::vector<std::size_t>& ds, const std::vector<std::size_t>& dd, const DataEdge& e,
+                     const std::string& ep, CodeWriter& w) {
+    const DataDesc& sd = *c.data(src);
+    const DataDesc& dd_desc = *c.data(dst);
+    if (e.memlet.wcr) unsupported(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
+    std::string elem = ctype(dd_desc.dtype);
+    w.line(fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
+    // Contiguous: every moved dimension but the first covers the whole extent with C-order strides.
+    auto contiguous = [&](const DataDesc& d, const Range& r, const std::vector<std::size_t>& moved) {
+      if (moved.empty()) return true;
+      for (std::size_t k = moved.front() + 1; k < r.size(); ++k) {
+        if (as_constant(simplify(r[k].start)) != 0 || !equal(simplify(extent(r[k])), simplify(d.shape[k]))) return false;
+      }
+      auto cs = c_order_strides(d.shape);
+      for (std::size_t k = moved.front(); k < r.size(); ++k)
+        if (!equal(simplify(cs[k]), simplify(d.strides[k]))) return false;
+      for (auto& x : r)
+        if (as_constant(x.step) != 1) return false;
+      return true;
+    };
+    Expr count = make_int(1);
+    for (auto k : ds) count = make_binary(BinOp::Mul, count, extent(rs[k]));
+    std::string from = address(c, src, starts(rs), ep), to = address(c, dst, starts(rd), ep);
+    if (sd.dtype != dd_desc.dtype) unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", src, dst));
+    if (contiguous(sd, rs, ds) && contiguous(dd_desc, rd, dd)) {
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpyAsync({}, {}, static_cast<std::size_t>({}) * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
+                                   to, from, sym(count), elem, gpu_stream(e.stream))));
+      return;
+    }
+    if (ds.size() == 2 && dd.size() == 2 && ds[1] + 1 == rs.size() && dd[1] + 1 == rd.size() &&
+        as_constant(sd.strides.back()) == 1 && as_constant(dd_desc.strides.back()) == 1) {
+      w.line(gpu_check(fmt::format(
+          "sdfc::gpu::gpuMemcpy2DAsync({}, static_cast<std::size_t>({}) * sizeof({}), {}, static_cast<std::size_t>({}) * sizeof({}), "
+          "static_cast<std::size_t>({}) * sizeof({}), static_cast<std::size_t>({}), sdfc::gpu::kMemcpyDefault, {})",
+          to, sym(dd_desc.strides[dd[0]]), elem, from, sym(sd.strides[ds[0]]), elem, sym(extent(rs[ds[1]])), elem,
+          sym(extent(rs[ds[0]])), gpu_stream(e.stream))));
+      return;
+    }
+    unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" with this layout involves GPU memory and is neither contiguous "
+                                "nor a 2D block; not supported yet",
+                                src, dst));
   }
 
   void emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
@@ -799,6 +1044,7 @@ class Generator {
     }
     std::string fname = fmt::format("nested_{}_{}", ident(inner.name), nested_counter_++);
     Ctx ic;
+    ic.in_kernel = c.in_kernel;
     ic.sdfg = &inner;
     ic.ptr = np + "/attributes/sdfg";
     ic.parallel = parallel;
@@ -809,12 +1055,16 @@ class Generator {
     for (auto& s : free_symbols(inner)) ic.declared_symbols.insert(s);
     CodeWriter fw;
     fw.line(fmt::format("// nested SDFG \"{}\" ({})", inner.name, np));
-    fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ", fmt::join(params, ", ")));
+    if (c.in_kernel)  // called from a kernel: a device function without the program state
+      fw.open(fmt::format("__device__ static void {}({})", fname, fmt::join(params, ", ")));
+    else
+      fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ", fmt::join(params, ", ")));
     emit_sdfg_body(ic, fw);
     fw.close();
     functions_.push_back(fw.str());
     w.line(fmt::format("// nested SDFG {} ({})", inner.name, np));
-    w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
+    if (c.in_kernel) w.line(fmt::format("{}({});", fname, fmt::join(args, ", ")));
+    else w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
   }
 
   // ---- the frame ------------------------------------------------------------------------------
@@ -902,7 +1152,7 @@ GeneratedProgram Generator::run() {
   std::map<std::string, std::vector<std::pair<std::string, const DataDesc*>>> by_storage;
   for (auto& [n, d] : external) {
     StorageType s = d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage;
-    if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned)
+    if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned && !(gpu_ && s == StorageType::GPU_Global))
       unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/storage", fmt::format("external transient \"{}\" in {} storage needs a GPU target", n, to_string(s)));
     by_storage[std::string(to_string(s))].emplace_back(n, d);
   }
@@ -917,7 +1167,8 @@ GeneratedProgram Generator::run() {
   w.line("#include <cmath>");
   w.line("#include <cstring>");
   w.line("#include <new>");
-  w.line("#include \"sdfc/program.h\"");
+  w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
+  if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
   w.line("");
   if (!root_.global_code.code.empty()) {
     w.line("// global_code of the SDFG");
@@ -934,10 +1185,20 @@ GeneratedProgram Generator::run() {
   for (auto& [n, d] : external) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*", ctype(d->dtype), ident(n)));
   for (auto& [n, d] : persistent) w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
   w.line("sdfc::rt::ErrorSlot __sdfc_error;");
+  if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
   w.close(";");
+  if (gpu_) {
+    w.line("");
+    w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does).");
+    w.line("static thread_local char __sdfc_init_failure[1024];");
+  }
   w.line("");
   for (auto& f : functions_) {
     w.raw(f);
+    w.line("");
+  }
+  for (auto& k : kernels_) {
+    w.raw(k);
     w.line("");
   }
   w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, param_list));
@@ -948,6 +1209,10 @@ GeneratedProgram Generator::run() {
   // __program_<name>: checks, then the body.
   w.open(fmt::format("SDFC_EXPORT void __program_{}({}* __state{})", name_, st, param_list));
   w.line("if (!__state) return;");
+  if (gpu_) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({})) return;  // order after the previous call", kCtx));
+  }
   for (auto& [s, v] : by_storage)
     for (auto& [n, d] : v) {
       w.open(fmt::format("if (!__state->__0_{})", ident(n)));
@@ -981,23 +1246,47 @@ GeneratedProgram Generator::run() {
   w.open(fmt::format("SDFC_EXPORT {}* __dace_init_{}({})", st, name_, init_list));
   w.line(fmt::format("{0}* __state = new (std::nothrow) {0}();", st));
   w.line("if (!__state) return nullptr;");
+  if (gpu_) {
+    w.open(fmt::format("if (!sdfc::gpu::init({}, {}, 0))", kCtx, options_.gpu_streams));
+    w.line(fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
+    w.line("delete __state;");
+    w.line("return nullptr;");
+    w.close();
+  }
   if (!root_.init_code.code.empty()) {
     w.open("");
     w.line("// init_code of the SDFG");
     w.raw(root_.init_code.code);
     w.close();
   }
+  if (gpu_ && uses_pool_) w.line(fmt::format("(void)sdfc::gpu::enable_pool({}, UINT64_MAX);  // pooled transients: keep freed blocks", kCtx));
   for (auto& code : init_codes_) {
     w.open("");
     w.line("// init_code of a nested SDFG");
     w.raw(code);
     w.close();
   }
+  auto persistent_free = [&](const std::string& n2, const DataDesc& d2) {
+    if (gpu_ && is_gpu_storage(d2.storage))
+      return fmt::format("if (__state->__0_{0}) (void)sdfc::gpu::gpuFree(__state->__0_{0});", ident(n2));
+    if (gpu_ && d2.storage == StorageType::CPU_Pinned)
+      return fmt::format("if (__state->__0_{0}) (void)sdfc::gpu::gpuFreeHost(__state->__0_{0});", ident(n2));
+    return fmt::format("delete[] __state->__0_{};", ident(n2));
+  };
   for (auto& [n, d] : persistent) {
     w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n), sym(d->total_size), ctype(d->dtype)));
-    w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n), ctype(d->dtype), sym(d->total_size)));
+    if (gpu_ && is_gpu_storage(d->storage))
+      w.line(fmt::format("(void)sdfc::gpu::gpuMalloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n), ident(n)));
+    else if (gpu_ && d->storage == StorageType::CPU_Pinned)
+      w.line(fmt::format("(void)sdfc::gpu::gpuHostAlloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n), ident(n)));
+    else
+      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n), ctype(d->dtype), sym(d->total_size)));
     w.open(fmt::format("if (!__state->__0_{})", ident(n)));
-    for (auto& [n2, d2] : persistent) w.line(fmt::format("delete[] __state->__0_{};", ident(n2)));
+    for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
+    if (gpu_) {
+      w.line(fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent transient {}\");", n));
+      w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    }
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
@@ -1021,8 +1310,13 @@ GeneratedProgram Generator::run() {
     w.raw(code);
     w.close();
   }
-  for (auto& [n, d] : persistent) w.line(fmt::format("delete[] __state->__0_{};", ident(n)));
-  w.line("int __err = __state->__sdfc_error.set;");
+  if (gpu_) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(0))));
+  }
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line(gpu_ ? fmt::format("int __err = __state->__sdfc_error.set || {}.error.set;", kCtx) : "int __err = __state->__sdfc_error.set;");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
   w.line("delete __state;");
   w.line("return __err;");
   w.close();
@@ -1088,11 +1382,51 @@ GeneratedProgram Generator::run() {
 
   // sdfc's hooks.
   w.open(fmt::format("SDFC_EXPORT const char* __sdfc_last_error({}* __state)", st));
-  w.line("return __state && __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
+  w.line("if (!__state) return nullptr;");
+  if (gpu_) w.line(fmt::format("if ({0}.error.set) return {0}.error.message;", kCtx));
+  w.line("return __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
   w.close();
   w.open(fmt::format("SDFC_EXPORT void __sdfc_clear_error({}* __state)", st));
-  w.line("if (__state) __state->__sdfc_error = sdfc::rt::ErrorSlot();");
+  w.line("if (!__state) return;");
+  w.line("__state->__sdfc_error = sdfc::rt::ErrorSlot();");
+  if (gpu_) w.line(fmt::format("{}.error = sdfc::rt::ErrorSlot();", kCtx));
   w.close();
+  if (gpu_) {
+    w.line("// DaCe's GPU hooks.");
+    w.open(fmt::format("SDFC_EXPORT int __dace_gpu_last_error({}* __state)", st));
+    w.line(fmt::format("return __state ? sdfc::gpu::dace_gpu_last_error({}) : 0;", kCtx));
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream)", st));
+    w.line(fmt::format("return __state && sdfc::gpu::dace_gpu_set_stream({}, id, stream);", kCtx));
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream)", st));
+    w.line(fmt::format("if (__state) sdfc::gpu::dace_gpu_set_all_streams({}, stream);", kCtx));
+    w.close();
+    w.line("/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.");
+    w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
+    w.line("if (!__state) return \"no program instance\";");
+    w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
+    w.close();
+    w.open("SDFC_EXPORT const char* __sdfc_init_error()");
+    w.line("return __sdfc_init_failure;");
+    w.close();
+    w.line("/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).");
+    w.open("SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes)");
+    w.line("void* p = nullptr;");
+    w.line("return sdfc::gpu::gpuMalloc(&p, bytes) == sdfc::gpu::kSuccess ? p : nullptr;");
+    w.close();
+    w.open("SDFC_EXPORT void __sdfc_device_free(void* p)");
+    w.line("(void)sdfc::gpu::gpuFree(p);");
+    w.close();
+    w.open("SDFC_EXPORT int __sdfc_pointer_is_device(const void* p)");
+    w.line("sdfc::gpu::PointerInfo info{};");
+    w.line("if (sdfc::gpu::pointer_info(p, &info) != sdfc::gpu::kSuccess) return 0;");
+    w.line("return info.kind == sdfc::gpu::MemoryKind::kDevice || info.kind == sdfc::gpu::MemoryKind::kManaged;");
+    w.close();
+    w.open("SDFC_EXPORT int __sdfc_device_copy(void* dst, const void* src, std::size_t bytes)");
+    w.line("return sdfc::gpu::gpuMemcpy(dst, src, bytes, sdfc::gpu::kMemcpyDefault) == sdfc::gpu::kSuccess ? 0 : 1;");
+    w.close();
+  }
   std::string info = info_json(sig, storages);
   w.line("/// The program's arguments as JSON (names, kinds, dtypes, shapes), for binding by name.");
   w.open("SDFC_EXPORT const char* __sdfc_program_info()");
@@ -1149,7 +1483,7 @@ GeneratedProgram Generator::run() {
 
   GeneratedProgram p;
   p.name = name_;
-  p.files.push_back({name_ + ".cpp", w.str()});
+  p.files.push_back({name_ + (options_.target == Target::CUDA ? ".cu" : options_.target == Target::HIP ? ".hip.cpp" : ".cpp"), w.str()});
   p.header = h.str();
   p.info_json = info;
   return p;
@@ -1158,8 +1492,6 @@ GeneratedProgram Generator::run() {
 }  // namespace
 
 GeneratedProgram generate(const SDFG& sdfg, const CompileOptions& options, const std::string& file) {
-  if (options.target != Target::CPU)
-    throw UserError(Diagnostic{file, "", 0, 0, fmt::format("target {} is not implemented yet; use --target cpu", to_string(options.target))});
   return Generator(sdfg, options, file).run();
 }
 

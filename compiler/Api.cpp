@@ -58,6 +58,7 @@ struct Program::Impl {
     ArgumentInfo info;
     DType dtype = DType::Float64;
     bool by_pointer = false;
+    bool device = false;  ///< the argument lives in GPU memory
     std::vector<Expr> shape;
     bool bound = false;
     void* data = nullptr;
@@ -79,14 +80,24 @@ struct Program::Impl {
   void (*clear_error_fn)(void*) = nullptr;
   std::size_t (*ws_size_fn)(void*, const char*, void**) = nullptr;
   const char* (*set_ws_fn)(void*, const char*, void*, std::size_t, void**) = nullptr;
+  // GPU programs only: device memory for host arrays bound to device arguments.
+  const char* (*init_error_fn)() = nullptr;
+  void* (*device_alloc_fn)(std::size_t) = nullptr;
+  void (*device_free_fn)(void*) = nullptr;
+  int (*device_copy_fn)(void*, const void*, std::size_t) = nullptr;
+  int (*is_device_fn)(const void*) = nullptr;
 
   void* state = nullptr;
   std::vector<std::int64_t> state_symbols;
   std::map<std::string, std::pair<void*, std::size_t>> workspaces;
+  std::map<std::string, bool> workspace_on_device;
 
   ~Impl() {
     if (state && exit_fn) exit_fn(state);
-    for (auto& [s, w] : workspaces) std::free(w.first);
+    for (auto& [s, w] : workspaces) {
+      if (workspace_on_device[s] && device_free_fn) device_free_fn(w.first);
+      else std::free(w.first);
+    }
     if (handle) dlclose(handle);
   }
 
@@ -166,6 +177,7 @@ Program Program::load(const std::string& library_path) {
     arg.info.dtype = a["dtype"].get<std::string>();
     arg.dtype = parse_dtype(arg.info.dtype).value_or(DType::Float64);
     arg.by_pointer = a["by_pointer"].get<bool>();
+    arg.device = a.value("storage", "") == "GPU_Global";
     if (a.contains("shape"))
       for (auto& s : a["shape"]) {
         arg.info.shape.push_back(s.get<std::string>());
@@ -183,6 +195,11 @@ Program Program::load(const std::string& library_path) {
   impl->clear_error_fn = impl->sym<void (*)(void*)>("__sdfc_clear_error");
   impl->ws_size_fn = impl->sym<std::size_t (*)(void*, const char*, void**)>("__sdfc_workspace_size");
   impl->set_ws_fn = impl->sym<const char* (*)(void*, const char*, void*, std::size_t, void**)>("__sdfc_set_workspace");
+  impl->init_error_fn = impl->sym<const char* (*)()>("__sdfc_init_error", false);
+  impl->device_alloc_fn = impl->sym<void* (*)(std::size_t)>("__sdfc_device_alloc", false);
+  impl->device_free_fn = impl->sym<void (*)(void*)>("__sdfc_device_free", false);
+  impl->device_copy_fn = impl->sym<int (*)(void*, const void*, std::size_t)>("__sdfc_device_copy", false);
+  impl->is_device_fn = impl->sym<int (*)(const void*)>("__sdfc_pointer_is_device", false);
   return Program(std::move(impl));
 }
 
@@ -261,14 +278,20 @@ void Program::call() {
   if (!m.state || init_values != m.state_symbols) {
     if (m.state) m.exit_fn(m.state);
     m.state = m.init_fn(init_ptrs.data());
-    if (!m.state) throw Error(fmt::format("program \"{}\" failed to initialize (out of memory?)", m.name));
+    if (!m.state) {
+      const char* why = m.init_error_fn ? m.init_error_fn() : nullptr;
+      throw Error(fmt::format("program \"{}\" failed to initialize: {}", m.name, why && *why ? why : "out of memory"));
+    }
     m.state_symbols = init_values;
     for (auto& storage : m.storages) {
       std::size_t bytes = m.ws_size_fn(m.state, storage.c_str(), init_ptrs.data());
       auto& ws = m.workspaces[storage];
+      bool device = storage == "GPU_Global";
       if (ws.second < bytes || !ws.first) {
-        std::free(ws.first);
-        ws.first = std::aligned_alloc(256, std::max<std::size_t>(256, (bytes + 255) / 256 * 256));
+        if (ws.first) (m.workspace_on_device[storage] ? m.device_free_fn(ws.first) : std::free(ws.first));
+        std::size_t rounded = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
+        ws.first = device && m.device_alloc_fn ? m.device_alloc_fn(rounded) : std::aligned_alloc(256, rounded);
+        m.workspace_on_device[storage] = device && m.device_alloc_fn;
         ws.second = bytes;
         if (!ws.first) throw Error(fmt::format("cannot allocate the {} workspace of {} bytes", storage, bytes));
       }
@@ -276,9 +299,35 @@ void Program::call() {
         throw Error(fmt::format("program \"{}\": {}", m.name, why));
     }
   }
+  // Host arrays bound to device arguments are mirrored in device memory around the call.
+  struct Mirror {
+    Impl::Arg* arg;
+    void* host;
+    std::size_t bytes;
+  };
+  std::vector<Mirror> mirrors;
+  auto release = [&] {
+    for (auto& mi : mirrors) {
+      m.device_free_fn(mi.arg->data);
+      mi.arg->data = mi.host;
+    }
+  };
+  for (auto& a : m.args) {
+    if (!a.device || !a.bound || (a.info.kind != "array" && !a.by_pointer) || !m.is_device_fn || m.is_device_fn(a.data)) continue;
+    std::size_t bytes = a.count * dtype_size(a.dtype);
+    void* dev = m.device_alloc_fn(std::max<std::size_t>(bytes, 1));
+    if (!dev || m.device_copy_fn(dev, a.data, bytes) != 0) {
+      release();
+      throw Error(fmt::format("cannot copy argument \"{}\" ({} bytes) to the GPU", a.info.name, bytes));
+    }
+    mirrors.push_back({&a, a.data, bytes});
+    a.data = dev;
+  }
   std::vector<void*> ptrs;
   for (auto& a : m.args) ptrs.push_back(a.info.kind == "array" || a.by_pointer ? static_cast<void*>(&a.data) : static_cast<void*>(a.value));
   m.call_fn(m.state, ptrs.data());
+  for (auto& mi : mirrors) m.device_copy_fn(mi.host, mi.arg->data, mi.bytes);
+  release();
   if (const char* err = m.last_error_fn(m.state)) {
     std::string msg = err;
     m.clear_error_fn(m.state);

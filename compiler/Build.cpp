@@ -411,6 +411,16 @@ std::string device_compiler(const char* env_var, const char* default_name, const
   bool from_env = !name.empty();
   if (!from_env) name = default_name;
   std::string path = resolve_program(name);
+  // The toolkits' usual homes, for machines whose PATH does not name them.
+  if (path.empty() && !from_env) {
+    for (const char* dir : {"/usr/local/cuda/bin/", "/opt/rocm/bin/", "/usr/bin/"}) {
+      std::string candidate = std::string(dir) + default_name;
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        path = candidate;
+        break;
+      }
+    }
+  }
   if (path.empty())
     throw_at(name, fmt::format("cannot find the {} compiler{}; set {} to its path", what,
                                from_env ? fmt::format(" named by {}", env_var) : " in PATH", env_var));

@@ -133,6 +133,12 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   req.sources.push_back({program.name + ".h", program.header});
   req.include_dirs.push_back(runtime_include_dir());
   req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
+  if (options.target == Target::CUDA)
+    req.device_flags = {"-arch=" + (options.gpu_arch.empty() ? std::string("sm_90") : options.gpu_arch), "--extended-lambda",
+                        "-Xcompiler", "-fopenmp,-fvisibility=hidden,-fvisibility-inlines-hidden,-fno-math-errno"};
+  if (options.target == Target::HIP)
+    req.device_flags = {"--offload-arch=" + (options.gpu_arch.empty() ? std::string("gfx90a") : options.gpu_arch),
+                        "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
   req.key_material = fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\n", SDFC_VERSION,

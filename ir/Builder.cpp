@@ -294,6 +294,9 @@ SDFGBuilder& SDFGBuilder::scalar(const std::string& name, DType t, bool transien
   d.kind = DataKind::Scalar;
   d.dtype = t;
   d.shape = {make_int(1)};
+  d.strides = {make_int(1)};
+  d.total_size = make_int(1);
+  d.offset = {make_int(0)};
   d.transient = transient;
   d.storage = storage;
   sdfg_->arrays.emplace_back(name, std::move(d));

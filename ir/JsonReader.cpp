@@ -298,7 +298,14 @@ class Reader {
     const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "descriptor attributes") : kEmptyObject;
     if (auto t = attrs.find("dtype"); t != attrs.end()) d.dtype = dtype(*t, at(ap, "dtype"));
     if (auto s = attrs.find("shape"); s != attrs.end()) d.shape = expr_list(*s, at(ap, "shape"), "a shape");
-    if (d.kind == DataKind::Scalar && d.shape.empty()) d.shape = {make_int(1)};
+    if (d.kind == DataKind::Scalar) {
+      // A scalar is one element: give it the array fields too, so that code reading sizes and
+      // strides needs no special case (the writer leaves them out for scalars, as DaCe does).
+      if (d.shape.empty()) d.shape = {make_int(1)};
+      d.strides = {make_int(1)};
+      d.total_size = make_int(1);
+      d.offset = {make_int(0)};
+    }
     if (auto t = attrs.find("transient"); t != attrs.end()) d.transient = boolean(*t, at(ap, "transient"), "transient");
     if (auto s = attrs.find("storage"); s != attrs.end()) {
       std::string v = string(*s, at(ap, "storage"), "a storage type");

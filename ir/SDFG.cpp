@@ -39,6 +39,22 @@ Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }
 
+int start_of(const Block& region) {
+  int n = static_cast<int>(region.blocks.size());
+  std::vector<bool> has_in(static_cast<std::size_t>(n), false);
+  for (auto& e : region.cf_edges)
+    if (e.dst >= 0 && e.dst < n) has_in[static_cast<std::size_t>(e.dst)] = true;
+  int source = -1, sources = 0;
+  for (int i = 0; i < n; ++i)
+    if (!has_in[static_cast<std::size_t>(i)]) {
+      source = i;
+      ++sources;
+    }
+  if (sources == 1) return source;
+  if (region.start_block >= 0 && region.start_block < n) return region.start_block;
+  return n > 0 && sources == 0 ? 0 : source;
+}
+
 std::vector<Expr> c_order_strides(const std::vector<Expr>& shape) {
   std::vector<Expr> strides(shape.size());
   Expr acc = make_int(1);

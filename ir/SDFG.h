@@ -187,6 +187,11 @@ struct SDFG {
   Dialect dialect() const;
 };
 
+/// The block a region starts at, as DaCe decides it: the only block without incoming edges when
+/// there is exactly one (whatever `start_block` says: DaCe's GPU transformation leaves stale
+/// values), otherwise `start_block` (-1 when neither decides).
+int start_of(const Block& region);
+
 /// C-order strides and total size for a shape.
 std::vector<Expr> c_order_strides(const std::vector<Expr>& shape);
 Expr product(const std::vector<Expr>& shape);

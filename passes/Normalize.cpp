@@ -1,6 +1,12 @@
 #include "passes/Normalize.h"
 
+#include <fmt/format.h>
+
+#include <cctype>
 #include <unordered_map>
+
+#include "ir/Diagnostic.h"
+#include "ir/Signature.h"
 
 namespace sdfc {
 namespace {
@@ -45,6 +51,10 @@ struct Normalizer {
       bool nested = in_map || (n->kind == NodeKind::MapExit ? st.node(n->scope_entry).scope_entry >= 0 : n->scope_entry >= 0);
       if (n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::Default)
         n->map.schedule = nested ? ScheduleType::Sequential : ScheduleType::CPU_Multicore;
+      // Maps inside GPU kernels run as loops in each thread (GPU_ThreadBlock included, for now).
+      if (n->kind == NodeKind::MapEntry && n->scope_entry >= 0 && is_gpu_schedule(n->map.schedule) &&
+          options.target != Target::CPU)
+        n->map.schedule = ScheduleType::Sequential;
       if (n->kind == NodeKind::NestedSDFG) sdfg(*n->sdfg, nested || n->scope_entry >= 0);
     }
     // Connector types from the data their memlets carry.
@@ -88,6 +98,147 @@ const char* to_string(TransientMode m) {
   return "?";
 }
 
-void normalize(SDFG& sdfg, const CompileOptions& options) { Normalizer{options}.sdfg(sdfg, false); }
+/// Replaces whole-word occurrences of `from` in Python code by `to`.
+std::string rename_in_code(const std::string& code, const std::string& from, const std::string& to) {
+  std::string out;
+  std::size_t i = 0;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  while (i < code.size()) {
+    if (code.compare(i, from.size(), from) == 0 && (i == 0 || (!word(code[i - 1]) && code[i - 1] != '.')) &&
+        (i + from.size() == code.size() || !word(code[i + from.size()]))) {
+      out += to;
+      i += from.size();
+    } else {
+      out += code[i++];
+    }
+  }
+  return out;
+}
+
+/// Host code (conditions) that reads GPU memory gets a device-to-host copy first: DaCe's own GPU
+/// transformation leaves such reads (corpus `cond_datadep_s`), and a host dereference of a device
+/// pointer is never right. Returns the containers copied.
+struct HostReads {
+  SDFG& sdfg;
+  int counter = 0;
+
+  std::vector<std::string> gpu_reads(const std::string& code) {
+    std::vector<std::string> out;
+    for (auto& id : identifiers_in(code)) {
+      const DataDesc* d = sdfg.find_data(id);
+      if (d && is_gpu_storage(d->storage)) out.push_back(id);
+    }
+    return out;
+  }
+
+  std::string host_copy_of(const std::string& g) {
+    std::string h = "__sdfc_host_" + g;
+    if (!sdfg.find_data(h)) {
+      DataDesc d = *sdfg.find_data(g);
+      d.storage = d.kind == DataKind::Array ? StorageType::CPU_Heap : StorageType::Default;
+      d.transient = true;
+      d.lifetime = Lifetime::Scope;
+      d.pool = false;
+      d.extra = Json::object();
+      sdfg.arrays.emplace_back(h, std::move(d));
+    }
+    return h;
+  }
+
+  /// A new state copying each of `names` to its host copy.
+  std::unique_ptr<Block> copy_state(const std::vector<std::string>& names, const std::string& label) {
+    auto st = std::make_unique<Block>(BlockKind::State);
+    st->type_name = "SDFGState";
+    st->label = label;
+    for (auto& g : names) {
+      const DataDesc& d = *sdfg.find_data(g);
+      auto a = std::make_unique<Node>(NodeKind::Access);
+      a->label = a->data = g;
+      auto h = std::make_unique<Node>(NodeKind::Access);
+      h->label = h->data = host_copy_of(g);
+      int ia = static_cast<int>(st->nodes.size());
+      st->nodes.push_back(std::move(a));
+      st->nodes.push_back(std::move(h));
+      DataEdge e;
+      e.src = ia;
+      e.dst = ia + 1;
+      e.memlet.data = g;
+      Range r;
+      for (auto& ext : d.shape) r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, ext, make_int(1))), make_int(1), make_int(1)});
+      e.memlet.subset = r;
+      e.memlet.other_subset = r;
+      e.memlet.volume = product(d.shape);
+      st->edges.push_back(std::move(e));
+    }
+    return st;
+  }
+
+  void region(Block& r) {
+    for (std::size_t k = 0; k < r.blocks.size(); ++k) {
+      Block& b = *r.blocks[k];
+      if (b.kind == BlockKind::Conditional) {
+        std::vector<std::string> names;
+        for (auto& [c, body] : b.branches)
+          if (c)
+            for (auto& g : gpu_reads(c->code))
+              if (std::find(names.begin(), names.end(), g) == names.end()) names.push_back(g);
+        if (!names.empty()) {
+          for (auto& [c, body] : b.branches)
+            if (c)
+              for (auto& g : names) c->code = rename_in_code(c->code, g, host_copy_of(g));
+          int fresh = static_cast<int>(r.blocks.size());
+          for (auto& e : r.cf_edges)
+            if (e.dst == static_cast<int>(k)) e.dst = fresh;
+          InterstateEdge into;
+          into.src = fresh;
+          into.dst = static_cast<int>(k);
+          r.cf_edges.push_back(into);
+          if (r.start_block == static_cast<int>(k) || (r.start_block < 0 && k == 0)) r.start_block = fresh;
+          r.blocks.push_back(copy_state(names, fmt::format("sdfc_copy_for_{}", b.label)));
+        }
+      }
+      if (b.kind == BlockKind::Loop) {
+        for (auto* st : {&b.init_statement, &b.update_statement})
+          if (*st && !gpu_reads((*st)->code).empty())
+            throw UserError(Diagnostic{"", "", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its statements; copy the data to the host first", b.label)});
+        if (!gpu_reads(b.loop_condition.code).empty())
+          throw UserError(Diagnostic{"", "", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its condition; copy the data to the host first", b.label)});
+      }
+    }
+    // Interstate edges leaving a state: the copy goes at the end of that state.
+    for (auto& e : r.cf_edges) {
+      std::vector<std::string> names;
+      std::string all = e.unconditional() ? "" : e.condition.code;
+      for (auto& [k, v] : e.assignments) all += " " + v;
+      for (auto& g : gpu_reads(all))
+        if (std::find(names.begin(), names.end(), g) == names.end()) names.push_back(g);
+      if (names.empty()) continue;
+      Block& src = *r.blocks[static_cast<std::size_t>(e.src)];
+      if (src.kind != BlockKind::State)
+        throw UserError(Diagnostic{"", "", 0, 0, fmt::format("an interstate edge after \"{}\" reads GPU memory; copy the data to the host in a state first", src.label)});
+      auto copies = copy_state(names, "");
+      int base = static_cast<int>(src.nodes.size());
+      for (auto& node : copies->nodes) src.nodes.push_back(std::move(node));
+      for (auto& edge : copies->edges) {
+        edge.src += base;
+        edge.dst += base;
+        src.edges.push_back(std::move(edge));
+      }
+      if (!e.unconditional())
+        for (auto& g : names) e.condition.code = rename_in_code(e.condition.code, g, host_copy_of(g));
+      for (auto& [k, v] : e.assignments)
+        for (auto& g : names) v = rename_in_code(v, g, host_copy_of(g));
+    }
+    for (auto& b : r.blocks) {
+      if (b->is_region()) region(*b);
+      for (auto& [c, body] : b->branches) region(*body);
+    }
+  }
+};
+
+void normalize(SDFG& sdfg, const CompileOptions& options) {
+  Normalizer{options}.sdfg(sdfg, false);
+  if (options.target != Target::CPU) HostReads{sdfg}.region(sdfg.root);
+}
 
 }  // namespace sdfc

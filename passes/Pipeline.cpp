@@ -6,6 +6,8 @@
 
 #include "ir/Dump.h"
 #include "passes/Normalize.h"
+#include "passes/StreamAssignment.h"
+#include "passes/Synchronization.h"
 #include "passes/TransientLifetimes.h"
 
 namespace sdfc {
@@ -24,6 +26,9 @@ const std::vector<Pass>& passes() {
       {"normalize", normalize},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.
       {"transient-lifetimes", assign_transient_lifetimes},
+      // streams before synchronization: the waits depend on which work runs where.
+      {"stream-assignment", assign_streams},
+      {"synchronization", synchronize},
   };
   return list;
 }

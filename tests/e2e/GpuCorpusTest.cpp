@@ -1,0 +1,185 @@
+// GPU end to end: every program_gpu*.sdfg of the corpus compiles for CUDA (nvcc) and HIP (hipcc,
+// compile only: there is no AMD GPU here), and, where a GPU is present, reproduces expected.json
+// in every transient memory mode; plus the seed reproducer of a device value read on the host
+// (corpus d2h_symbol_s, handbuilt) with a pageable and a pinned host scalar. Without a GPU the
+// runs skip, saying so; without nvcc/hipcc the compiles skip.
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "TestUtil.h"
+#include "compiler/Build.h"
+#include "compiler/Compile.h"
+#include "compiler/Convert.h"
+#include "sdfc/sdfc.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> gpu_files() {
+  std::vector<std::string> out;
+  std::string dir = corpus_dir();
+  if (dir.empty()) return out;
+  for (auto& c : fs::directory_iterator(dir)) {
+    if (!c.is_directory()) continue;
+    for (auto& f : fs::directory_iterator(c.path()))
+      if (f.path().filename().string().rfind("program_gpu", 0) == 0)
+        out.push_back(c.path().filename().string() + "/" + f.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool have(const char* tool, const char* env) {
+  if (const char* e = std::getenv(env); e && *e) return true;
+  for (std::string d : {"/usr/local/cuda/bin/", "/usr/bin/", "/opt/rocm/bin/"})
+    if (fs::exists(d + tool)) return true;
+  return run_process({"which", tool}).status == 0;
+}
+
+std::string param_name(const std::string& p) {
+  std::string s = p;
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+struct Buffer {
+  DType dtype;
+  std::vector<unsigned char> bytes;
+  std::size_t count;
+};
+
+Buffer buffer(const nlohmann::json& a) {
+  Buffer b{*parse_dtype(a["dtype"].get<std::string>()), {}, a["data"].size()};
+  b.bytes.resize(b.count * dtype_size(b.dtype) + 16);
+  for (std::size_t i = 0; i < b.count; ++i) {
+    const auto& v = a["data"][i];
+    if (v.is_number_float()) convert_exact(v.get<double>(), b.dtype, &b.bytes[i * dtype_size(b.dtype)]);
+    else convert_exact(v.get<std::int64_t>(), b.dtype, &b.bytes[i * dtype_size(b.dtype)]);
+  }
+  return b;
+}
+
+double at(const Buffer& b, std::size_t i) {
+  const unsigned char* p = &b.bytes[i * dtype_size(b.dtype)];
+  switch (b.dtype) {
+    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
+    default: return 0;
+  }
+}
+
+/// Runs `file` (a path) with the case's inputs; returns false (and skips) when there is no GPU.
+bool run_and_compare(const std::string& case_dir, const std::string& file, const Options& options) {
+  auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
+  auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
+  Program p = Program::compile_file(file, options);
+  std::map<std::string, Buffer> arrays;
+  for (auto& a : p.arguments()) {
+    if (a.kind == "array") {
+      arrays[a.name] = buffer(inputs["arrays"][a.name]);
+      p.set_array(a.name, arrays[a.name].bytes.data(), a.dtype, arrays[a.name].count);
+    } else if (a.kind == "symbol") {
+      p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
+    } else {
+      const auto& v = inputs["scalars"][a.name]["value"];
+      if (v.is_number_float()) p.set_value(a.name, v.get<double>());
+      else p.set_value(a.name, v.get<std::int64_t>());
+    }
+  }
+  for (auto& [k, v] : inputs["symbols"].items())
+    try {
+      p.set_value(k, v["value"].get<std::int64_t>());
+    } catch (const Error&) {
+    }
+  try {
+    p.call();
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.find("no GPU device found") != std::string::npos) return false;
+    throw;
+  }
+  for (auto& out : expected["outputs"]) {
+    std::string name = out.get<std::string>();
+    Buffer want = buffer(expected["arrays"][name]);
+    const Buffer& got = arrays.at(name);
+    auto tol = expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
+    double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
+    int bad = 0;
+    for (std::size_t i = 0; i < want.count; ++i) {
+      double g = at(got, i), w = at(want, i);
+      if (!(std::abs(g - w) <= atol + rtol * std::abs(w)) && ++bad <= 5)
+        ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
+    }
+    EXPECT_EQ(bad, 0) << name;
+  }
+  return true;
+}
+
+class GpuCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuCorpus, CompilesForHip) {
+  if (!have("hipcc", "SDFC_HIPCC")) GTEST_SKIP() << "hipcc not found: HIP compile check skipped";
+  // Compile and link only: nothing runs on AMD hardware here, and the library is not loaded.
+  std::string file = corpus_dir() + "/" + GetParam();
+  CompileOptions o;
+  o.target = Target::HIP;
+  auto sdfg = load_sdfg_file(file);
+  auto program = generate_program(*sdfg, o, file);
+  auto built = build_program(program, o, true);
+  EXPECT_TRUE(fs::exists(built.library_path));
+}
+
+TEST_P(GpuCorpus, ReproducesDaCeOnTheGpu) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
+  std::string case_dir = corpus_dir() + "/" + GetParam().substr(0, GetParam().find('/'));
+  Options o;
+  o.target = "cuda";
+  if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o))
+    GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+}
+
+TEST_P(GpuCorpus, EveryMemoryModeOnTheGpu) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
+  if (!std::getenv("SDFC_GPU_MODES")) GTEST_SKIP() << "set SDFC_GPU_MODES=1 (the GPU test script does) to run every mode";
+  std::string case_dir = corpus_dir() + "/" + GetParam().substr(0, GetParam().find('/'));
+  for (const char* mode : {"scoped", "persistent", "pool", "external"}) {
+    SCOPED_TRACE(mode);
+    Options o;
+    o.target = "cuda";
+    o.transients = mode;
+    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o)) GTEST_SKIP() << "no GPU device";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, GpuCorpus, ::testing::ValuesIn(gpu_files()),
+                         [](const auto& info) { return param_name(info.param); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuCorpus);
+
+/// Seed 002: a GPU map writes a value, the host reads it (host tasklet, interstate edge), the next
+/// state loops to that bound; with the host scalar in pageable and in pinned memory.
+TEST(GpuSeed, DeviceValueReadOnTheHostPageableAndPinned) {
+  if (corpus_dir().empty()) GTEST_SKIP() << "corpus not found";
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  std::string case_dir = corpus_dir() + "/d2h_symbol_s";
+  Json j = Json::parse(slurp(case_dir + "/program_gpu_handbuilt.sdfg"));
+  for (const char* storage : {"Default", "CPU_Pinned"}) {
+    SCOPED_TRACE(storage);
+    j["attributes"]["_arrays"]["cnt"]["attributes"]["storage"] = storage;
+    std::string path = (fs::temp_directory_path() / fmt::format("seed002_{}_{}.sdfg", storage, ::getpid())).string();
+    std::ofstream(path) << j.dump();
+    Options o;
+    o.target = "cuda";
+    if (!run_and_compare(case_dir, path, o)) GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+    fs::remove(path);
+  }
+}
+
+}  // namespace
