@@ -1,0 +1,158 @@
+// GPU benchmarks on the H200 (CUDA events and host clocks, one run, ratios in the same process):
+//  1. bandwidth: an sdfc-generated elementwise kernel (b = 2a + 1) and a 2D 5-point stencil over a
+//     few GB, as minimum bytes moved over time, against cudaMemcpy device-to-device (bytes read +
+//     written over its time);
+//  2. per-call overhead: a program of K = 10 small kernels (chain of maps, N = 1,024) called in a
+//     loop, against K empty-kernel launches plus one stream synchronization;
+//  3. DaCe's reference point: the same 10-map chain with 9 transients at N = 1,024 and 16,777,216.
+// Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table).
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "ir/Builder.h"
+#include "ir/JsonWriter.h"
+#include "sdfc/sdfc.h"
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+#define CHECK(x)                                                                    \
+  do {                                                                              \
+    cudaError_t e = (x);                                                            \
+    if (e != cudaSuccess) {                                                         \
+      std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e));           \
+      std::exit(1);                                                                 \
+    }                                                                               \
+  } while (0)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// A chain of `maps` elementwise maps on GPU arrays (device pointers as arguments), through
+/// GPU_Global transients.
+std::string chain(int maps, const char* lifetime_note) {
+  (void)lifetime_note;
+  sdfc::SDFGBuilder b("chain");
+  b.symbol("N");
+  for (int i = 0; i <= maps; ++i)
+    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps, sdfc::StorageType::GPU_Global);
+  auto s = b.state("s");
+  std::map<std::string, int> outer;
+  for (int i = 0; i < maps; ++i)
+    s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", "t" + std::to_string(i) + "[i]"}},
+                     "b = a * 2.0 + 1.0", {{"b", "t" + std::to_string(i + 1) + "[i]"}}, sdfc::ScheduleType::GPU_Device,
+                     &outer);
+  return sdfc::write_sdfg(*b.build());
+}
+
+std::string stencil() {
+  sdfc::SDFGBuilder b("stencil");
+  b.symbol("N").array("A", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global)
+      .array("B", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global);
+  b.state("s").mapped_tasklet(
+      "st", {{"i", "1:N - 1"}, {"j", "1:N - 1"}},
+      {{"c", "A[i, j]"}, {"n", "A[i - 1, j]"}, {"s", "A[i + 1, j]"}, {"w", "A[i, j - 1]"}, {"e", "A[i, j + 1]"}},
+      "o = 0.2 * (c + n + s + w + e)", {{"o", "B[i, j]"}}, sdfc::ScheduleType::GPU_Device);
+  return sdfc::write_sdfg(*b.build());
+}
+
+}  // namespace
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  sdfc::Options cuda;
+  cuda.target = "cuda";
+  // ---- 1. bandwidth -------------------------------------------------------------------------
+  const std::size_t n = std::size_t(1) << 28;  // 2 GiB per float64 array
+  double *a, *b;
+  CHECK(cudaMalloc(&a, n * 8));
+  CHECK(cudaMalloc(&b, n * 8));
+  CHECK(cudaMemset(a, 0, n * 8));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  float ms = 0;
+  CHECK(cudaMemcpy(b, a, n * 8, cudaMemcpyDeviceToDevice));
+  CHECK(cudaEventRecord(e0));
+  for (int r = 0; r < 10; ++r) CHECK(cudaMemcpy(b, a, n * 8, cudaMemcpyDeviceToDevice));
+  CHECK(cudaEventRecord(e1));
+  CHECK(cudaEventSynchronize(e1));
+  CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  double memcpy_bw = 10 * 2.0 * n * 8 / (ms / 1e3) / 1e9;
+  std::printf("| cudaMemcpy D2D, 2 GiB | %.1f GB/s (read + written) | 1.00 |\n", memcpy_bw);
+
+  sdfc::Program ew = sdfc::Program::compile_string(chain(1, ""), cuda);
+  ew.set_array("t0", a, n);
+  ew.set_array("t1", b, n);
+  ew.set_value("N", static_cast<std::int64_t>(n));
+  ew.call();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < 10; ++r) ew.call();  // each call returns after its work (no external stream)
+  double ew_s = seconds_since(t0) / 10;
+  double ew_bw = 2.0 * n * 8 / ew_s / 1e9;
+  std::printf("| sdfc elementwise b = 2a + 1, 2^28 float64 | %.1f GB/s | %.2f |\n", ew_bw, ew_bw / memcpy_bw);
+
+  const std::size_t side = 16384;  // 2 GiB per array
+  sdfc::Program st = sdfc::Program::compile_string(stencil(), cuda);
+  st.set_array("A", a, side * side);
+  st.set_array("B", b, side * side);
+  st.set_value("N", static_cast<std::int64_t>(side));
+  st.call();
+  t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < 10; ++r) st.call();
+  double st_s = seconds_since(t0) / 10;
+  double st_bw = 2.0 * side * side * 8 / st_s / 1e9;
+  std::printf("| sdfc 2D 5-point stencil, 16384^2 float64 | %.1f GB/s | %.2f |\n", st_bw, st_bw / memcpy_bw);
+
+  // ---- 2. per-call overhead -----------------------------------------------------------------
+  const int k = 10;
+  sdfc::Program small = sdfc::Program::compile_string(chain(k, ""), cuda);
+  small.set_array("t0", a, 1024);
+  small.set_array("t" + std::to_string(k), b, 1024);
+  small.set_value("N", 1024);
+  small.call();
+  const int calls = 2000;
+  t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < calls; ++r) small.call();
+  double call_us = seconds_since(t0) / calls * 1e6;
+  empty_kernel<<<1, 1>>>();
+  CHECK(cudaDeviceSynchronize());
+  t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < calls; ++r) {
+    for (int i = 0; i < k; ++i) empty_kernel<<<1, 1>>>();
+    CHECK(cudaStreamSynchronize(nullptr));
+  }
+  double empty_us = seconds_since(t0) / calls * 1e6;
+  std::printf("| per call, 10 kernels, N = 1,024 (9 transients, scoped) | %.1f us | %.2f x (10 empty launches + sync: %.1f us) |\n",
+              call_us, call_us / empty_us, empty_us);
+  sdfc::Options persistent = cuda;
+  persistent.transients = "persistent";
+  sdfc::Program small_p = sdfc::Program::compile_string(chain(k, ""), persistent);
+  small_p.set_array("t0", a, 1024);
+  small_p.set_array("t" + std::to_string(k), b, 1024);
+  small_p.set_value("N", 1024);
+  small_p.call();
+  t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < calls; ++r) small_p.call();
+  double call_p_us = seconds_since(t0) / calls * 1e6;
+  std::printf("| per call, 10 kernels, N = 1,024 (9 transients, --transients persistent) | %.1f us | %.2f x |\n", call_p_us,
+              call_p_us / empty_us);
+  // ---- 3. DaCe's reference point at N = 16,777,216 ------------------------------------------
+  for (auto* p : {&small, &small_p}) {
+    p->set_array("t0", a, n);
+    p->set_array("t" + std::to_string(k), b, n);
+    p->set_value("N", 16777216);
+    p->call();
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < 20; ++r) p->call();
+    std::printf("| per call, 10 kernels, N = 16,777,216 (%s) | %.3f ms | DaCe 2.0.0a6: 2.2-2.8 ms |\n",
+                p == &small ? "scoped" : "persistent", seconds_since(t0) / 20 * 1e3);
+  }
+  return 0;
+}
