@@ -7,7 +7,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools clang-14 libclang-rt-14-dev
-  python3
+  python3 hipcc
 )
 missing=()
 for p in "${packages[@]}"; do

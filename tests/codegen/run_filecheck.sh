@@ -81,7 +81,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 shopt -s nullglob
-sources=("$out"/*.cpp)
+sources=("$out"/*.cpp "$out"/*.cu)
 if [ "${#sources[@]}" -ne 1 ]; then
   echo "run_filecheck.sh: expected exactly one .cpp file in the --emit-source folder, found ${#sources[@]}:" >&2
   ls -l "$out" >&2
