@@ -164,23 +164,6 @@ std::string join_args(const std::vector<Value>& args) {
   return s;
 }
 
-const char* python_op(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::BitAnd: return "&";
-    case BinOp::BitOr: return "|";
-    case BinOp::BitXor: return "^";
-    case BinOp::LShift: return "<<";
-    case BinOp::RShift: return ">>";
-  }
-  return "?";
-}
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -558,7 +541,7 @@ class Translator {
       lhs = t.kind == ExprKind::Subscript ? subscript(t) : name_value(t);
     }
     auto compound_text = [&](const std::string& cpp) {
-      return fmt::format("{} {}= {};\n", cpp, python_op(*op), rhs.text);
+      return fmt::format("{} {}= {};\n", cpp, binop_text(*op), rhs.text);
     };
 
     if (to_output) {
@@ -718,7 +701,7 @@ class Translator {
   // `a op b`. `rhs` is b's expression. `plain` (when given) is set when the result is `a op b` with
   // a C++ operator and no casts, so that `a op= b` computes the same.
   Value binary(BinOp op, Value a, Value b, const ExprNode& rhs, bool* plain = nullptr) {
-    const char* py = python_op(op);
+    const char* py = binop_text(op);
     require_real(a, py);
     require_real(b, py);
     if (plain) *plain = false;

@@ -203,32 +203,30 @@ Program Program::load(const std::string& library_path) {
   return Program(std::move(impl));
 }
 
-Program Program::compile_file(const std::string& sdfg_path, const Options& options) {
+namespace {
+/// Load (file or text), pipeline, code generation, build, load the library.
+template <typename LoadFn>
+Program compile_with(const Options& options, const std::string& display_name, LoadFn load_fn) {
   CompileOptions co = to_compile_options(options);
   try {
-    auto sdfg = load_sdfg_file(sdfg_path);
-    auto program = generate_program(*sdfg, co, sdfg_path);
+    auto sdfg = load_fn();
+    auto program = generate_program(*sdfg, co, display_name);
     auto built = build_program(program, co, options.use_cache);
-    return load(built.library_path);
+    return Program::load(built.library_path);
   } catch (const InvalidInput& e) {
     throw Error(diagnostics_text(e));
   } catch (const UserError& e) {
     throw Error(e.what());
   }
 }
+}  // namespace
+
+Program Program::compile_file(const std::string& sdfg_path, const Options& options) {
+  return compile_with(options, sdfg_path, [&] { return load_sdfg_file(sdfg_path); });
+}
 
 Program Program::compile_string(const std::string& sdfg_json, const Options& options) {
-  CompileOptions co = to_compile_options(options);
-  try {
-    auto sdfg = load_sdfg_text(sdfg_json, "<string>");
-    auto program = generate_program(*sdfg, co, "<string>");
-    auto built = build_program(program, co, options.use_cache);
-    return load(built.library_path);
-  } catch (const InvalidInput& e) {
-    throw Error(diagnostics_text(e));
-  } catch (const UserError& e) {
-    throw Error(e.what());
-  }
+  return compile_with(options, "<string>", [&] { return load_sdfg_text(sdfg_json, "<string>"); });
 }
 
 void Program::set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count) {

@@ -435,23 +435,6 @@ int precedence(const ExprNode& e) {
   }
 }
 
-const char* binop_text(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::BitAnd: return "&";
-    case BinOp::BitOr: return "|";
-    case BinOp::BitXor: return "^";
-    case BinOp::LShift: return "<<";
-    case BinOp::RShift: return ">>";
-  }
-  return "?";
-}
 const char* cmpop_text(CmpOp op) {
   switch (op) {
     case CmpOp::Lt: return "<";
@@ -725,6 +708,24 @@ Expr simplify_children(const Expr& e) {
 }
 
 }  // namespace
+
+const char* binop_text(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::Div: return "/";
+    case BinOp::FloorDiv: return "//";
+    case BinOp::Mod: return "%";
+    case BinOp::Pow: return "**";
+    case BinOp::BitAnd: return "&";
+    case BinOp::BitOr: return "|";
+    case BinOp::BitXor: return "^";
+    case BinOp::LShift: return "<<";
+    case BinOp::RShift: return ">>";
+  }
+  return "?";
+}
 
 Expr parse_expr(std::string_view text, Dialect dialect) {
   Parser p{text, dialect};

@@ -91,6 +91,9 @@ void free_symbols(const Expr& e, std::set<std::string>& out);
 /// Structural equality.
 bool equal(const Expr& a, const Expr& b);
 
+/// The Python spelling of a binary operator ("+", "//", "**", ...).
+const char* binop_text(BinOp op);
+
 /// Python floor division and modulo on integers (as `//` and `%`).
 std::int64_t floor_div(std::int64_t a, std::int64_t b);
 std::int64_t floor_mod(std::int64_t a, std::int64_t b);

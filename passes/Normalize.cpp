@@ -237,7 +237,7 @@ struct HostReads {
 };
 
 void normalize(SDFG& sdfg, const CompileOptions& options) {
-  Normalizer{options}.sdfg(sdfg, false);
+  Normalizer{options, {}}.sdfg(sdfg, false);
   if (options.target != Target::CPU) HostReads{sdfg}.region(sdfg.root);
 }
 
