@@ -51,7 +51,7 @@ std::string chain(int maps, const char* lifetime_note) {
   return sdfc::write_sdfg(*b.build());
 }
 
-std::string stencil() {
+std::string stencil(std::vector<int> block = {}) {
   sdfc::SDFGBuilder b("stencil");
   b.symbol("N").array("A", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global)
       .array("B", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global);
@@ -59,7 +59,9 @@ std::string stencil() {
       "st", {{"i", "1:N - 1"}, {"j", "1:N - 1"}},
       {{"c", "A[i, j]"}, {"n", "A[i - 1, j]"}, {"s", "A[i + 1, j]"}, {"w", "A[i, j - 1]"}, {"e", "A[i, j + 1]"}},
       "o = 0.2 * (c + n + s + w + e)", {{"o", "B[i, j]"}}, sdfc::ScheduleType::GPU_Device);
-  return sdfc::write_sdfg(*b.build());
+  auto sdfg = b.build();
+  if (!block.empty()) sdfg->root.blocks[0]->node(0).map.gpu_block_size = block;
+  return sdfc::write_sdfg(*sdfg);
 }
 
 }  // namespace
@@ -110,6 +112,18 @@ int main() {
   double st_bw = 2.0 * side * side * 8 / st_s / 1e9;
   std::printf("| sdfc 2D 5-point stencil, 16384^2 float64 | %.1f GB/s | %.2f |\n", st_bw, st_bw / memcpy_bw);
 
+  for (std::vector<int> blk : {std::vector<int>{64, 4, 1}, {128, 2, 1}, {256, 1, 1}, {32, 16, 1}, {64, 8, 1}}) {
+    sdfc::Program sb = sdfc::Program::compile_string(stencil(blk), cuda);
+    sb.set_array("A", a, side * side);
+    sb.set_array("B", b, side * side);
+    sb.set_value("N", static_cast<std::int64_t>(side));
+    sb.call();
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < 10; ++r) sb.call();
+    double bs = seconds_since(t0) / 10;
+    double bw = 2.0 * side * side * 8 / bs / 1e9;
+    std::printf("| stencil with block %dx%dx%d | %.1f GB/s | %.2f |\n", blk[0], blk[1], blk[2], bw, bw / memcpy_bw);
+  }
   // ---- 2. per-call overhead -----------------------------------------------------------------
   const int k = 10;
   sdfc::Program small = sdfc::Program::compile_string(chain(k, ""), cuda);
