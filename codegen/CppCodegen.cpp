@@ -683,12 +683,24 @@ class Generator {
     Ctx kc = c;
     kc.in_kernel = true;
     kc.parallel = true;
+    // Containers the kernel only reads are `const __restrict__`, so loads may use the read-only
+    // data cache (not when a nested SDFG takes them: its parameters are not const).
+    std::set<std::string> written;
+    bool has_nested = false;
+    for (int v : nodes) has_nested |= st.node(v).kind == NodeKind::NestedSDFG;
+    for (auto& e : st.edges) {
+      if (!in_scope.count(e.src) || e.memlet.data.empty()) continue;
+      NodeKind k = st.node(e.src).kind;
+      if (k == NodeKind::Tasklet || k == NodeKind::MapExit || k == NodeKind::NestedSDFG) written.insert(e.memlet.data);
+      if (k == NodeKind::Access && st.node(e.dst).kind == NodeKind::Access) written.insert(st.node(e.dst).data);
+    }
     for (auto& name : data) {
       const DataDesc* d = c.data(name);
       if (!d || c.scope_local.count(name)) continue;
       bool value = c.access.count(name) && c.access.at(name) == Access::Value;
       if (is_gpu_storage(d->storage) || d->storage == StorageType::CPU_Pinned) {
-        params.push_back(fmt::format("{}* __restrict__ {}", ctype(d->dtype), ident(name)));
+        bool read_only = !written.count(name) && !has_nested;
+        params.push_back(fmt::format("{}{}* __restrict__ {}", read_only ? "const " : "", ctype(d->dtype), ident(name)));
         args.push_back(ident(name));
       } else if (d->kind == DataKind::Scalar) {
         // Host scalars travel by value (the synchronization pass made the host wait when needed).

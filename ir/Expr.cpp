@@ -500,6 +500,13 @@ struct Printer {
       case ExprKind::Binary: {
         auto op = static_cast<BinOp>(e.op);
         int p = precedence(e);
+        // Small constant integer powers print as products (N * N), as C++ would write them.
+        if (cpp && op == BinOp::Pow && e.args[1]->kind == ExprKind::Int && e.args[1]->ival >= 2 && e.args[1]->ival <= 4) {
+          std::string base = wrap(e.args[0], 12);
+          std::string s = base;
+          for (std::int64_t k = 1; k < e.args[1]->ival; ++k) s += " * " + base;
+          return "(" + s + ")";
+        }
         if (cpp && (op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::Pow))
           return fmt::format("sdfc::rt::{}({}, {})",
                              op == BinOp::FloorDiv ? "floordiv" : op == BinOp::Mod ? "floormod" : "pow",

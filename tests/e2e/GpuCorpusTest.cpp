@@ -183,3 +183,26 @@ TEST(GpuSeed, DeviceValueReadOnTheHostPageableAndPinned) {
 }
 
 }  // namespace
+
+namespace {
+/// The seed-002 samples (samples/seed002*.sdfg): L = 7 and P = 2 * 7 - 1 come from the device; the
+/// first L elements become res * P + 0.5 i, the rest stay.
+TEST(GpuSeed, SamplesPageableAndPinned) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (const char* name : {"seed002", "seed002_pinned"}) {
+    SCOPED_TRACE(name);
+    Options o;
+    o.target = "cuda";
+    Program p = Program::compile_file(std::string(SDFC_SAMPLES) + "/" + name + ".sdfg", o);
+    std::vector<float> res(10, 1.0f);
+    p.set_array("res", res.data(), res.size());
+    try {
+      p.call();
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+      throw;
+    }
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(res[i], i < 7 ? 13.0f + 0.5f * i : 1.0f) << i;
+  }
+}
+}  // namespace
