@@ -248,43 +248,11 @@ class Generator {
   // ---- SDFG bodies ----------------------------------------------------------------------------
 
   /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
-  void classify_transients(Ctx& c) {
-    std::map<std::string, std::set<std::pair<const Block*, int>>> scopes;
-    std::map<std::string, std::set<const Block*>> states;
-    std::function<void(const Block&)> walk = [&](const Block& b) {
-      if (b.kind == BlockKind::State) {
-        for (auto& n : b.nodes)
-          if (n->kind == NodeKind::Access) {
-            scopes[n->data].insert({&b, n->scope_entry});
-            states[n->data].insert(&b);
-          }
-      }
-      for (auto& x : b.blocks) walk(*x);
-      for (auto& [cond, body] : b.branches) walk(*body);
-    };
-    walk(c.sdfg->root);
-    auto assigned = assigned_symbols(*c.sdfg);
+  /// Where transients live, as the transient-lifetimes pass placed them.
+  static void read_placement(Ctx& c) {
     for (auto& [name, d] : c.sdfg->arrays) {
-      if (!d.transient || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External ||
-          d.lifetime == Lifetime::Global)
-        continue;
-      auto& sc = scopes[name];
-      if (sc.size() == 1 && sc.begin()->second >= 0) {
-        c.scope_local[name] = *sc.begin();
-        continue;
-      }
-      std::set<std::string> used;
-      for (auto& s : d.shape) free_symbols(s, used);
-      bool late = false;
-      for (auto& a : assigned) late |= used.count(a) > 0;
-      if (late) {
-        if (states[name].size() != 1)
-          unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
-                      fmt::format("transient \"{}\" has a size that depends on a symbol assigned during the program and "
-                                  "is used in several states; sdfc cannot place its allocation",
-                                  name));
-        c.state_local[name] = *states[name].begin();
-      }
+      if (d.place == DataDesc::Place::MapScope) c.scope_local[name] = {d.place_state, d.place_scope};
+      if (d.place == DataDesc::Place::State) c.state_local[name] = d.place_state;
     }
   }
 
@@ -294,7 +262,7 @@ class Generator {
   }
 
   void emit_sdfg_body(Ctx& c, CodeWriter& w) {
-    classify_transients(c);
+    read_placement(c);
     for (auto& s : assigned_symbols(*c.sdfg)) {
       if (c.declared_symbols.count(s)) continue;
       auto t = c.sdfg->symbol_type(s);

@@ -64,6 +64,8 @@ class Dumper {
     }
     s += fmt::format(" storage={} lifetime={}", to_string(d.storage), to_string(d.lifetime));
     if (d.pool) s += " pool";
+    if (d.place == DataDesc::Place::State && d.place_state) s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);
+    if (d.place == DataDesc::Place::MapScope) s += fmt::format(" allocated-in-scope {}", d.place_scope);
     return s;
   }
 

@@ -52,6 +52,14 @@ struct DataDesc {
   bool pool = false;
   std::optional<bool> optional_;  ///< DaCe's `optional` (null = unknown)
   Json extra = Json::object();    ///< unmodelled attributes, kept for the writer
+
+  /// transient-lifetimes: where a transient of lifetime Scope/State/SDFG is allocated: once per
+  /// call of its SDFG (the default), around the one state that uses it (when its size depends on
+  /// a symbol assigned during the program), or inside the one map scope that uses it.
+  enum class Place { Call, State, MapScope };
+  Place place = Place::Call;
+  const struct Block* place_state = nullptr;  ///< State and MapScope: the state
+  int place_scope = -1;                       ///< MapScope: the map entry's id
 };
 
 enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG };

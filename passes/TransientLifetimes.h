@@ -10,7 +10,11 @@
 /// transients used only inside map scopes (a nested SDFG inside a map counts as inside); Register
 /// storage; scalars; transients of nested SDFGs (not yet); and, for persistent and external,
 /// transients whose size depends on symbols that are not arguments of the program.
-/// Without --transients (TransientMode::AsDeclared) nothing changes.
+/// Without --transients (TransientMode::AsDeclared) no lifetime changes.
+/// In every mode it then decides where each remaining default-lifetime transient is allocated
+/// (DataDesc::place): inside the one map scope that uses it, around the one state that uses it
+/// when its size depends on a symbol assigned during the program (an error when several states
+/// use it), otherwise once per call; nested SDFGs included. The code generator prints this.
 /// Runs after normalize (storage resolved), before stream assignment.
 #pragma once
 
