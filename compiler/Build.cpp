@@ -539,25 +539,23 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
     to.insert(to.end(), from.begin(), from.end());
   };
   std::vector<std::string> objects, link_flags;
-  for (const std::string& src : plan.cuda) {
-    std::vector<std::string> argv = {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"};
-    append(argv, plan.include_flags);
-    append(argv, req.device_flags);
-    append(argv, {"-c", src, "-o", src + ".o"});
-    ProcessResult r = run_compiler(argv, dir);
-    if (r.status != 0) return StepFailure{argv, r};
-    objects.push_back(src + ".o");
-  }
+  // Device sources compile to objects with their own compiler; the host link takes them.
+  auto device_compile = [&](const std::vector<std::string>& sources,
+                            const std::vector<std::string>& prefix) -> std::optional<StepFailure> {
+    for (const std::string& src : sources) {
+      std::vector<std::string> argv = prefix;
+      append(argv, plan.include_flags);
+      append(argv, req.device_flags);
+      append(argv, {"-c", src, "-o", src + ".o"});
+      ProcessResult r = run_compiler(argv, dir);
+      if (r.status != 0) return StepFailure{argv, r};
+      objects.push_back(src + ".o");
+    }
+    return std::nullopt;
+  };
+  if (auto f = device_compile(plan.cuda, {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"})) return f;
   if (!plan.cuda.empty()) append(link_flags, runtime_link_flags(plan.nvcc, "lib64", "cudart"));
-  for (const std::string& src : plan.hip) {
-    std::vector<std::string> argv = {plan.hipcc, "-std=c++17", "-O3", "-fPIC"};
-    append(argv, plan.include_flags);
-    append(argv, req.device_flags);
-    append(argv, {"-c", src, "-o", src + ".o"});
-    ProcessResult r = run_compiler(argv, dir);
-    if (r.status != 0) return StepFailure{argv, r};
-    objects.push_back(src + ".o");
-  }
+  if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"})) return f;
   if (!plan.hip.empty()) append(link_flags, runtime_link_flags(plan.hipcc, "lib", "amdhip64"));
 
   std::vector<std::string> argv = {plan.cxx, "-std=c++17", "-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"};

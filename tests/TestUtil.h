@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/Convert.h"
 #include "ir/Diagnostic.h"
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
@@ -53,6 +54,39 @@ inline Diagnostic one_problem(const Json& j) {
   if (ds.size() != 1)
     for (auto& d : ds) ADD_FAILURE() << "got: " << d.str();
   return ds.empty() ? Diagnostic{} : ds[0];
+}
+
+/// An array from a corpus inputs/expected file ({"dtype", "shape", "data"}) as typed bytes.
+struct TypedArray {
+  DType dtype = DType::Float64;
+  std::vector<unsigned char> bytes;
+  std::size_t count = 0;
+};
+
+inline TypedArray typed_array(const nlohmann::json& a) {
+  TypedArray t;
+  t.dtype = *parse_dtype(a["dtype"].get<std::string>());
+  t.count = a["data"].size();
+  t.bytes.resize(t.count * dtype_size(t.dtype) + 16);
+  for (std::size_t i = 0; i < t.count; ++i) {
+    const auto& v = a["data"][i];
+    unsigned char* out = &t.bytes[i * dtype_size(t.dtype)];
+    bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, out) : convert_exact(v.get<std::int64_t>(), t.dtype, out);
+    EXPECT_TRUE(ok);
+  }
+  return t;
+}
+
+/// Element i as a double (the corpus dtypes: float64, float32, int32, int64).
+inline double element_value(const TypedArray& t, std::size_t i) {
+  const unsigned char* p = &t.bytes[i * dtype_size(t.dtype)];
+  switch (t.dtype) {
+    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::Int64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    default: ADD_FAILURE() << "unexpected dtype"; return 0;
+  }
 }
 
 }  // namespace sdfc::test

@@ -28,37 +28,6 @@ std::vector<std::string> cases() {
   return out;
 }
 
-struct Typed {
-  DType dtype;
-  std::vector<unsigned char> bytes;
-  std::size_t count = 0;
-};
-
-Typed typed(const nlohmann::json& a) {
-  Typed t;
-  t.dtype = *parse_dtype(a["dtype"].get<std::string>());
-  t.count = a["data"].size();
-  t.bytes.resize(t.count * dtype_size(t.dtype) + 16);
-  for (std::size_t i = 0; i < t.count; ++i) {
-    const auto& v = a["data"][i];
-    bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, &t.bytes[i * dtype_size(t.dtype)])
-                                  : convert_exact(v.get<std::int64_t>(), t.dtype, &t.bytes[i * dtype_size(t.dtype)]);
-    EXPECT_TRUE(ok);
-  }
-  return t;
-}
-
-double value_at(const Typed& t, std::size_t i) {
-  const unsigned char* p = &t.bytes[i * dtype_size(t.dtype)];
-  switch (t.dtype) {
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    default: ADD_FAILURE() << "unexpected dtype"; return 0;
-  }
-}
-
 /// Compiles a corpus case with a transient mode ("" = as declared), runs it on its inputs and
 /// compares with DaCe's outputs.
 void reproduce(const std::string& name, const std::string& mode) {
@@ -74,10 +43,10 @@ void reproduce(const std::string& name, const std::string& mode) {
   std::vector<std::string> names;
   for (auto& a : p.arguments()) names.push_back(a.name);
   EXPECT_EQ(names, inputs["arglist"].get<std::vector<std::string>>());
-  std::map<std::string, Typed> arrays;
+  std::map<std::string, TypedArray> arrays;
   for (auto& a : p.arguments()) {
     if (a.kind == "array") {
-      arrays[a.name] = typed(inputs["arrays"][a.name]);
+      arrays[a.name] = typed_array(inputs["arrays"][a.name]);
       auto& t = arrays[a.name];
       ASSERT_EQ(std::string(to_string(t.dtype)), a.dtype) << a.name;
       p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
@@ -93,14 +62,14 @@ void reproduce(const std::string& name, const std::string& mode) {
   for (auto& out : expected["outputs"]) {
     std::string out_name = out.get<std::string>();
     const auto& e = expected["arrays"][out_name];
-    const Typed& got = arrays.at(out_name);
-    Typed want = typed(e);
+    const TypedArray& got = arrays.at(out_name);
+    TypedArray want = typed_array(e);
     ASSERT_EQ(got.count, want.count);
     auto tol = expected["tolerance"].value(e["dtype"].get<std::string>(), nlohmann::json::object());
     double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
     int bad = 0;
     for (std::size_t i = 0; i < want.count; ++i) {
-      double g = value_at(got, i), w = value_at(want, i);
+      double g = element_value(got, i), w = element_value(want, i);
       if (!(std::abs(g - w) <= atol + rtol * std::abs(w))) {
         if (++bad <= 5) ADD_FAILURE() << out_name << "[" << i << "] = " << g << ", expected " << w;
       }

@@ -49,42 +49,15 @@ std::string param_name(const std::string& p) {
   return s;
 }
 
-struct Buffer {
-  DType dtype;
-  std::vector<unsigned char> bytes;
-  std::size_t count;
-};
-
-Buffer buffer(const nlohmann::json& a) {
-  Buffer b{*parse_dtype(a["dtype"].get<std::string>()), {}, a["data"].size()};
-  b.bytes.resize(b.count * dtype_size(b.dtype) + 16);
-  for (std::size_t i = 0; i < b.count; ++i) {
-    const auto& v = a["data"][i];
-    if (v.is_number_float()) convert_exact(v.get<double>(), b.dtype, &b.bytes[i * dtype_size(b.dtype)]);
-    else convert_exact(v.get<std::int64_t>(), b.dtype, &b.bytes[i * dtype_size(b.dtype)]);
-  }
-  return b;
-}
-
-double at(const Buffer& b, std::size_t i) {
-  const unsigned char* p = &b.bytes[i * dtype_size(b.dtype)];
-  switch (b.dtype) {
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-    default: return 0;
-  }
-}
-
 /// Runs `file` (a path) with the case's inputs; returns false (and skips) when there is no GPU.
 bool run_and_compare(const std::string& case_dir, const std::string& file, const Options& options) {
   auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
   auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
   Program p = Program::compile_file(file, options);
-  std::map<std::string, Buffer> arrays;
+  std::map<std::string, TypedArray> arrays;
   for (auto& a : p.arguments()) {
     if (a.kind == "array") {
-      arrays[a.name] = buffer(inputs["arrays"][a.name]);
+      arrays[a.name] = typed_array(inputs["arrays"][a.name]);
       p.set_array(a.name, arrays[a.name].bytes.data(), a.dtype, arrays[a.name].count);
     } else if (a.kind == "symbol") {
       p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
@@ -108,13 +81,13 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
   }
   for (auto& out : expected["outputs"]) {
     std::string name = out.get<std::string>();
-    Buffer want = buffer(expected["arrays"][name]);
-    const Buffer& got = arrays.at(name);
+    TypedArray want = typed_array(expected["arrays"][name]);
+    const TypedArray& got = arrays.at(name);
     auto tol = expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
     double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
     int bad = 0;
     for (std::size_t i = 0; i < want.count; ++i) {
-      double g = at(got, i), w = at(want, i);
+      double g = element_value(got, i), w = element_value(want, i);
       if (!(std::abs(g - w) <= atol + rtol * std::abs(w)) && ++bad <= 5)
         ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
     }
