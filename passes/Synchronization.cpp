@@ -149,17 +149,27 @@ class Synchronizer {
   /// Reads and writes of host code at a top-level node (its scope's data for maps).
   void host_access(const Block& st, int id, std::set<std::string>& reads, std::set<std::string>& writes) const {
     const Node& n = st.node(id);
-    int exit = n.kind == NodeKind::MapEntry ? n.scope_exit : -1;
-    for (auto& e : st.edges) {
-      if (e.memlet.data.empty()) continue;
-      if (e.dst == id) reads.insert(e.memlet.data);
-      if (e.src == id || (exit >= 0 && e.src == exit)) writes.insert(e.memlet.data);
+    for (const DataEdge* e : in_[static_cast<std::size_t>(id)])
+      if (!e->memlet.data.empty()) reads.insert(e->memlet.data);
+    for (int from : {id, n.kind == NodeKind::MapEntry ? n.scope_exit : -1}) {
+      if (from < 0) continue;
+      for (const DataEdge* e : out_[static_cast<std::size_t>(from)])
+        if (!e->memlet.data.empty()) writes.insert(e->memlet.data);
     }
   }
+
+  // Edges of the state being analysed, by endpoint (lookups per node stay linear in big states).
+  std::vector<std::vector<const DataEdge*>> in_, out_;
 
   Pending state(Block& st, Pending p) {
     // Top-level nodes in a topological order (ids break ties), as the code generator prints them.
     int n = static_cast<int>(st.nodes.size());
+    in_.assign(static_cast<std::size_t>(n), {});
+    out_.assign(static_cast<std::size_t>(n), {});
+    for (auto& e : st.edges) {
+      out_[static_cast<std::size_t>(e.src)].push_back(&e);
+      in_[static_cast<std::size_t>(e.dst)].push_back(&e);
+    }
     std::vector<int> indeg(static_cast<std::size_t>(n), 0);
     std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
     auto top = [&](int v) {
@@ -195,11 +205,11 @@ class Synchronizer {
     Node& n = st.node(id);
     switch (n.kind) {
       case NodeKind::Access:
-        for (auto& e : st.edges) {
-          if (e.src != id || st.node(e.dst).kind != NodeKind::Access || e.memlet.data.empty()) continue;
+        for (const DataEdge* e : out_[static_cast<std::size_t>(id)]) {
+          if (st.node(e->dst).kind != NodeKind::Access || e->memlet.data.empty()) continue;
           const std::string& src = n.data;
-          const std::string& dst = st.node(e.dst).data;
-          if (e.stream >= 0) {  // a copy on the stream
+          const std::string& dst = st.node(e->dst).data;
+          if (e->stream >= 0) {  // a copy on the stream
             gpu_work = true;
             if (host_data(src)) p.read.insert(src);
             if (host_data(dst)) p.written.insert(dst);
