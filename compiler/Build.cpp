@@ -514,10 +514,36 @@ std::string cache_key(const BuildRequest& req, const Plan& plan) {
   return h.hex_digest();
 }
 
-// The runtime library of a device compiler's toolkit: <toolkit>/bin/<compiler> -> <toolkit>/<libdir>.
-std::vector<std::string> runtime_link_flags(const std::string& compiler, const char* libdir, const char* lib) {
-  std::string dir = (fs::path(compiler).parent_path().parent_path() / libdir).string();
-  return {"-L" + dir, "-Wl,-rpath," + dir, std::string("-l") + lib};
+// The runtime library of a device compiler's toolkit. The toolkit is looked for where the compiler
+// lives (<toolkit>/bin/<compiler>, also after resolving links), then in the toolkit's usual homes:
+// the compiler found in PATH may be a wrapper script elsewhere (`/usr/local/bin/nvcc`). With no
+// toolkit directory holding the library, it is left to the linker's default search (Debian's
+// packages install it there).
+std::vector<std::string> runtime_link_flags(const std::string& compiler, std::vector<std::string> homes,
+                                            const char* lib) {
+  std::vector<std::string> roots = {fs::path(compiler).parent_path().parent_path().string()};
+  std::error_code ec;
+  fs::path real = fs::canonical(compiler, ec);
+  if (!ec) roots.push_back(real.parent_path().parent_path().string());
+  roots.insert(roots.end(), homes.begin(), homes.end());
+  std::string file = std::string("lib") + lib + ".so";
+  for (const std::string& root : roots) {
+    if (root.empty()) continue;
+    for (const char* libdir : {"lib64", "lib", "targets/x86_64-linux/lib"}) {
+      fs::path dir = fs::path(root) / libdir;
+      if (!fs::exists(dir / file, ec)) continue;
+      return {"-L" + dir.string(), "-Wl,-rpath," + dir.string(), std::string("-l") + lib};
+    }
+  }
+  return {std::string("-l") + lib};
+}
+
+std::vector<std::string> toolkit_homes(std::initializer_list<const char*> env_vars, const char* fallback) {
+  std::vector<std::string> homes;
+  for (const char* var : env_vars)
+    if (std::string v = getenv_or_empty(var); !v.empty()) homes.push_back(v);
+  homes.push_back(fallback);
+  return homes;
 }
 
 // One compiler run that failed.
@@ -554,9 +580,9 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
     return std::nullopt;
   };
   if (auto f = device_compile(plan.cuda, {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"})) return f;
-  if (!plan.cuda.empty()) append(link_flags, runtime_link_flags(plan.nvcc, "lib64", "cudart"));
+  if (!plan.cuda.empty()) append(link_flags, runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cudart"));
   if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"})) return f;
-  if (!plan.hip.empty()) append(link_flags, runtime_link_flags(plan.hipcc, "lib", "amdhip64"));
+  if (!plan.hip.empty()) append(link_flags, runtime_link_flags(plan.hipcc, toolkit_homes({"ROCM_PATH", "HIP_PATH"}, "/opt/rocm"), "amdhip64"));
 
   std::vector<std::string> argv = {plan.cxx, "-std=c++17", "-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"};
   append(argv, plan.include_flags);

@@ -426,3 +426,30 @@ TEST_F(BuildTest, InstallReplacesTheDestinationAtomically) {
     EXPECT_EQ(e.diagnostic().file, root_ + "/no/such/dir/libx.so");
   }
 }
+
+// CI's PATH names /usr/local/bin/nvcc, a two-line script that execs the toolkit's nvcc: the CUDA
+// runtime library is not beside the script, and the link must still find it.
+TEST_F(BuildTest, CudaLinksWhenNvccIsAWrapperOutsideTheToolkit) {
+  std::string nvcc;
+  for (const char* candidate : {"/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"})
+    if (::access(candidate, X_OK) == 0) {
+      nvcc = candidate;
+      break;
+    }
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
+  fs::create_directories(root_ + "/wrapper/bin");
+  std::string wrapper = root_ + "/wrapper/bin/nvcc";
+  {
+    std::ofstream out(wrapper);
+    out << "#!/bin/sh\nexec " << nvcc << " \"$@\"\n";
+  }
+  ASSERT_EQ(::chmod(wrapper.c_str(), 0755), 0);
+  ScopedEnv nvcc_env("SDFC_NVCC", wrapper);
+  BuildRequest req;
+  req.program_name = "answer_cuda";
+  req.sources = {{"answer_cuda.cu",
+                  "#include <cuda_runtime.h>\n"
+                  "extern \"C\" int answer() { int n = 0; cudaGetDeviceCount(&n); return 42; }\n"}};
+  req.key_material = "ir of answer_cuda";
+  EXPECT_EQ(call_answer(build_library(req).library_path), 42);
+}
