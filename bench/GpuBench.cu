@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -20,6 +21,33 @@
 namespace {
 
 __global__ void empty_kernel() {}
+
+// Hand-written 5-point stencils: what the hardware allows, for comparison with generated code.
+// (a) one point per thread, 32-bit indices;
+__global__ void __launch_bounds__(256) stencil_i32(const double* __restrict__ A, double* __restrict__ B, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x + 1, i = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i >= n - 1 || j >= n - 1) return;
+  int c = i * n + j;
+  B[c] = 0.2 * (A[c] + A[c - n] + A[c + n] + A[c - 1] + A[c + 1]);
+}
+// (b) R consecutive rows per thread, the column kept in registers (each A element loaded once
+// per thread from the cache instead of three times).
+template <int R>
+__global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A, double* __restrict__ B, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x + 1, i0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
+  if (j >= n - 1 || i0 >= n - 1) return;
+  std::size_t c = static_cast<std::size_t>(i0) * n + j;
+  double up = A[c - n], mid = A[c];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (i0 + r >= n - 1) return;
+    double down = A[c + n];
+    B[c] = 0.2 * (mid + up + down + A[c - 1] + A[c + 1]);
+    up = mid;
+    mid = down;
+    c += n;
+  }
+}
 
 #define CHECK(x)                                                                    \
   do {                                                                              \
@@ -35,13 +63,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 /// A chain of `maps` elementwise maps on GPU arrays (device pointers as arguments), through
-/// GPU_Global transients.
-std::string chain(int maps, const char* lifetime_note) {
-  (void)lifetime_note;
+/// GPU_Global transients (or, with `transients` false, through arguments: nothing to allocate).
+std::string chain(int maps, bool transients = true) {
   sdfc::SDFGBuilder b("chain");
   b.symbol("N");
   for (int i = 0; i <= maps; ++i)
-    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps, sdfc::StorageType::GPU_Global);
+    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, transients && i != 0 && i != maps, sdfc::StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> outer;
   for (int i = 0; i < maps; ++i)
@@ -124,17 +151,35 @@ int main() {
     double bw = 2.0 * side * side * 8 / bs / 1e9;
     std::printf("| stencil with block %dx%dx%d | %.1f GB/s | %.2f |\n", blk[0], blk[1], blk[2], bw, bw / memcpy_bw);
   }
-  // ---- 2. per-call overhead -----------------------------------------------------------------
+  {
+    auto time_kernel = [&](const char* label, auto launch) {
+      launch();
+      CHECK(cudaDeviceSynchronize());
+      CHECK(cudaEventRecord(e0));
+      for (int r = 0; r < 10; ++r) launch();
+      CHECK(cudaEventRecord(e1));
+      CHECK(cudaEventSynchronize(e1));
+      float kms = 0;
+      CHECK(cudaEventElapsedTime(&kms, e0, e1));
+      double bw = 10 * 2.0 * side * side * 8 / (kms / 1e3) / 1e9;
+      std::printf("| hand-written stencil, %s | %.1f GB/s | %.2f |\n", label, bw, bw / memcpy_bw);
+    };
+    int ns = static_cast<int>(side);
+    time_kernel("one point per thread, 64 x 4, int32 indices", [&] {
+      stencil_i32<<<dim3((ns - 2 + 63) / 64, (ns - 2 + 3) / 4), dim3(64, 4)>>>(a, b, ns);
+    });
+    time_kernel("4 rows per thread, 64 x 4", [&] {
+      stencil_rows<4><<<dim3((ns - 2 + 63) / 64, (ns - 2 + 15) / 16), dim3(64, 4)>>>(a, b, ns);
+    });
+    time_kernel("8 rows per thread, 128 x 2", [&] {
+      stencil_rows<8><<<dim3((ns - 2 + 127) / 128, (ns - 2 + 15) / 16), dim3(128, 2)>>>(a, b, ns);
+    });
+  }
+  // ---- 2. per-call overhead, and the memory modes ---------------------------------------------
+  // The chain of k kernels through k - 1 transients in each mode, beside the same chain through
+  // argument arrays (nothing to allocate) and k empty launches + one stream synchronization.
   const int k = 10;
-  sdfc::Program small = sdfc::Program::compile_string(chain(k, ""), cuda);
-  small.set_array("t0", a, 1024);
-  small.set_array("t" + std::to_string(k), b, 1024);
-  small.set_value("N", 1024);
-  small.call();
   const int calls = 2000;
-  t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < calls; ++r) small.call();
-  double call_us = seconds_since(t0) / calls * 1e6;
   empty_kernel<<<1, 1>>>();
   CHECK(cudaDeviceSynchronize());
   t0 = std::chrono::steady_clock::now();
@@ -143,30 +188,47 @@ int main() {
     CHECK(cudaStreamSynchronize(nullptr));
   }
   double empty_us = seconds_since(t0) / calls * 1e6;
-  std::printf("| per call, 10 kernels, N = 1,024 (9 transients, scoped) | %.1f us | %.2f x (10 empty launches + sync: %.1f us) |\n",
-              call_us, call_us / empty_us, empty_us);
-  sdfc::Options persistent = cuda;
-  persistent.transients = "persistent";
-  sdfc::Program small_p = sdfc::Program::compile_string(chain(k, ""), persistent);
-  small_p.set_array("t0", a, 1024);
-  small_p.set_array("t" + std::to_string(k), b, 1024);
-  small_p.set_value("N", 1024);
-  small_p.call();
-  t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < calls; ++r) small_p.call();
-  double call_p_us = seconds_since(t0) / calls * 1e6;
-  std::printf("| per call, 10 kernels, N = 1,024 (9 transients, --transients persistent) | %.1f us | %.2f x |\n", call_p_us,
-              call_p_us / empty_us);
-  // ---- 3. DaCe's reference point at N = 16,777,216 ------------------------------------------
-  for (auto* p : {&small, &small_p}) {
-    p->set_array("t0", a, n);
-    p->set_array("t" + std::to_string(k), b, n);
-    p->set_value("N", 16777216);
-    p->call();
+  std::vector<double*> args(k + 1);
+  for (auto& p : args) CHECK(cudaMalloc(&p, 16777216 * 8));
+  struct Variant {
+    const char* label;
+    const char* mode;
+    bool transients;
+  };
+  const Variant variants[] = {{"no transients (11 argument arrays)", "", false},
+                              {"9 transients, as declared (scoped)", "", true},
+                              {"9 transients, --transients scoped", "scoped", true},
+                              {"9 transients, --transients persistent", "persistent", true},
+                              {"9 transients, --transients pool", "pool", true},
+                              {"9 transients, --transients external", "external", true}};
+  std::printf("| program (10 kernels) | per call N = 1,024 | vs empty launches + sync (%.1f us) | vs no transients | per call N = 16,777,216 |\n", empty_us);
+  double base_small = 0, base_big = 0;
+  for (const Variant& v : variants) {
+    sdfc::Options o = cuda;
+    o.transients = v.mode;
+    sdfc::Program p = sdfc::Program::compile_string(chain(k, v.transients), o);
+    auto bind = [&](std::size_t count) {
+      for (int i = 0; i <= k; ++i)
+        if (!v.transients || i == 0 || i == k) p.set_array("t" + std::to_string(i), args[static_cast<std::size_t>(i)], count);
+      p.set_value("N", static_cast<std::int64_t>(count));
+      p.call();
+    };
+    bind(1024);
     t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < 20; ++r) p->call();
-    std::printf("| per call, 10 kernels, N = 16,777,216 (%s) | %.3f ms | DaCe 2.0.0a6: 2.2-2.8 ms |\n",
-                p == &small ? "scoped" : "persistent", seconds_since(t0) / 20 * 1e3);
+    for (int r = 0; r < calls; ++r) p.call();
+    double small_us = seconds_since(t0) / calls * 1e6;
+    bind(16777216);
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < 20; ++r) p.call();
+    double big_ms = seconds_since(t0) / 20 * 1e3;
+    if (!v.transients) {
+      base_small = small_us;
+      base_big = big_ms;
+    }
+    std::printf("| %s | %.1f us | %.2f x | %.2f x | %.3f ms (%.2f x) |\n", v.label, small_us, small_us / empty_us, small_us / base_small,
+                big_ms, big_ms / base_big);
   }
+  std::printf("DaCe 2.0.0a6 on the H200 (issue #4): 85-89 us at N = 1,024 and 2.2-2.8 ms at N = 16,777,216.\n");
+  for (auto& p : args) CHECK(cudaFree(p));
   return 0;
 }

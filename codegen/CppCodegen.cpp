@@ -1129,13 +1129,22 @@ GeneratedProgram Generator::run() {
   }
   std::string param_list = params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", "));
   std::string init_list = fmt::format("{}", fmt::join(init_params, ", "));
+  // The workspace functions take the init symbols as __arg_<name> and compute in 64 bits.
+  std::vector<std::string> wide_params, widen, wide_args;
+  for (auto& s : sig.init_symbols) {
+    wide_params.push_back(fmt::format("{} __arg_{}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
+    widen.push_back(fmt::format("const std::int64_t {0} = __arg_{0}; (void){0};", ident(s)));
+    wide_args.push_back("__arg_" + ident(s));
+  }
+  std::string wide_list = wide_params.empty() ? "" : ", " + fmt::format("{}", fmt::join(wide_params, ", "));
 
+  // External transients by workspace, as workspace-layout placed them.
   std::map<std::string, std::vector<std::pair<std::string, const DataDesc*>>> by_storage;
-  for (auto& [n, d] : external) {
-    StorageType s = d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage;
-    if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned && !(gpu_ && s == StorageType::GPU_Global))
-      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/storage", fmt::format("external transient \"{}\" in {} storage needs a GPU target", n, to_string(s)));
-    by_storage[std::string(to_string(s))].emplace_back(n, d);
+  std::map<std::string, const Workspace*> workspace_of;
+  for (auto& ws : root_.workspaces) {
+    std::string s(to_string(ws.storage));
+    workspace_of[s] = &ws;
+    for (auto& n : ws.members) by_storage[s].emplace_back(n, root_.find_data(n));
   }
   std::vector<std::string> storages;
   for (auto& [s, v] : by_storage) storages.push_back(s);
@@ -1165,6 +1174,7 @@ GeneratedProgram Generator::run() {
   for (auto& [n, d] : persistent) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // Persistent", ctype(d->dtype), ident(n)));
   for (auto& [n, d] : external) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*", ctype(d->dtype), ident(n)));
   for (auto& [n, d] : persistent) w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
+  for (auto& [s, v] : by_storage) w.line(fmt::format("std::size_t __sdfc_workspace_bytes_{} = 0;  // the {} workspace's size for the symbols it was set with", s, s));
   w.line("sdfc::rt::ErrorSlot __sdfc_error;");
   if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
   w.close(";");
@@ -1182,6 +1192,8 @@ GeneratedProgram Generator::run() {
     w.raw(k);
     w.line("");
   }
+  for (auto& [s, v] : by_storage)
+    w.line(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{});", s, st, wide_list));
   w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, param_list));
   w.raw(body.str());
   w.close();
@@ -1194,15 +1206,21 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
     w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({})) return;  // order after the previous call", kCtx));
   }
-  for (auto& [s, v] : by_storage)
-    for (auto& [n, d] : v) {
-      w.open(fmt::format("if (!__state->__0_{})", ident(n)));
-      w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
-                         "__dace_set_external_memory_{} after init and before the first call\");",
-                         name_, s, s));
-      w.line("return;");
-      w.close();
-    }
+  for (auto& [s, v] : by_storage) {
+    w.open(fmt::format("if (!__state->__0_{})", ident(v.front().first)));
+    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
+                       "__dace_set_external_memory_{} after init and before the first call\");",
+                       name_, s, s));
+    w.line("return;");
+    w.close();
+    w.open(fmt::format("if (__dace_get_external_memory_size_{}(__state{}{}) > __state->__sdfc_workspace_bytes_{})", s, init_args.empty() ? "" : ", ",
+                       fmt::join(init_args, ", "), s));
+    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: these symbol values need a larger {} workspace than "
+                       "the one set; set a workspace sized for them first\");",
+                       name_, s));
+    w.line("return;");
+    w.close();
+  }
   for (auto& [n, d] : persistent) {
     w.open(fmt::format("if (static_cast<std::size_t>({}) * sizeof({}) > __state->__sdfc_bytes_{})", sym(d->total_size), ctype(d->dtype), ident(n)));
     w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
@@ -1303,21 +1321,22 @@ GeneratedProgram Generator::run() {
   w.close();
   w.line("");
 
-  // DaCe's external-memory pair, one per storage: each array at a multiple of 256 bytes.
+  // DaCe's external-memory pair, one per storage, with the offsets workspace-layout chose. Sizes
+  // and offsets are computed in 64 bits, whatever the symbols' types.
   for (auto& [s, v] : by_storage) {
-    std::vector<std::string> offsets;
-    std::string acc = "0";
-    for (auto& [n, d] : v) {
-      offsets.push_back(acc);
-      acc = fmt::format("sdfc::rt::align_up({} + static_cast<std::size_t>({}) * sizeof({}), 256)", acc, sym(d->total_size), ctype(d->dtype));
-    }
-    w.open(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{}{})", s, st, init_list.empty() ? "" : ", ", init_list));
-    w.line(fmt::format("return {};", acc));
+    w.open(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{})", s, st, wide_list));
+    w.line("(void)__state;");
+    for (auto& l : widen) w.line(l);
+    w.line(fmt::format("return static_cast<std::size_t>({});", sym(workspace_of[s]->bytes)));
     w.close();
-    w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{}{})", s, st, init_list.empty() ? "" : ", ", init_list));
+    w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{})", s, st, wide_list));
     w.line("if (!__state) return;");
-    for (std::size_t i = 0; i < v.size(); ++i)
-      w.line(fmt::format("__state->__0_{0} = reinterpret_cast<{1}*>(ptr ? ptr + {2} : nullptr);", ident(v[i].first), ctype(v[i].second->dtype), offsets[i]));
+    w.line(fmt::format("__state->__sdfc_workspace_bytes_{} = ptr ? __dace_get_external_memory_size_{}(__state{}{}) : 0;", s, s,
+                       wide_args.empty() ? "" : ", ", fmt::join(wide_args, ", ")));
+    for (auto& l : widen) w.line(l);
+    for (auto& [n, d] : v)
+      w.line(fmt::format("__state->__0_{} = reinterpret_cast<{}*>(ptr ? ptr + static_cast<std::size_t>({}) : nullptr);  // offset chosen by workspace-layout",
+                         ident(n), ctype(d->dtype), sym(d->workspace_offset)));
     w.close();
     w.line("");
   }
@@ -1339,8 +1358,7 @@ GeneratedProgram Generator::run() {
   w.line("static thread_local char why[512];");
   w.line("if (!__state) return \"no program instance (init failed or was not called)\";");
   for (auto& [s, v] : by_storage) {
-    std::size_t align = 1;
-    for (auto& [n, d] : v) align = std::max(align, dtype_size(d->dtype));
+    std::size_t align = workspace_of[s]->alignment;
     w.open(fmt::format("if (std::strcmp(storage, \"{}\") == 0)", s));
     w.line(fmt::format("std::size_t need = __dace_get_external_memory_size_{}(__state{});", s, sym_call));
     w.line("if (!ptr) return \"the workspace pointer is null\";");
@@ -1352,6 +1370,7 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("std::snprintf(why, sizeof why, \"the {} workspace at %p is not aligned to {} bytes (the largest element size)\", ptr);", s, align));
     w.line("return why;");
     w.close();
+    if (gpu_) w.line(fmt::format("if (const char* bad = sdfc::gpu::check_workspace_memory({}, \"{}\", ptr, why, sizeof why)) return bad;", kCtx, s));
     w.line(fmt::format("__dace_set_external_memory_{}(__state, static_cast<char*>(ptr){});", s, sym_call));
     w.line("return nullptr;");
     w.close();

@@ -91,6 +91,13 @@ struct Program::Impl {
   std::vector<std::int64_t> state_symbols;
   std::map<std::string, std::pair<void*, std::size_t>> workspaces;
   std::map<std::string, bool> workspace_on_device;
+  std::map<std::string, std::pair<void*, std::size_t>> user_workspaces;  ///< set_workspace: the caller's buffers
+
+  std::map<std::string, std::int64_t> symbol_values();
+  std::vector<void*> init_pointers();
+  void ensure_state(const std::map<std::string, std::int64_t>& syms);
+  void install_workspace(const std::string& storage, void* ptr, std::size_t bytes, std::vector<void*>& init_ptrs);
+  void check_storage(const std::string& storage) const;
 
   ~Impl() {
     if (state && exit_fn) exit_fn(state);
@@ -244,15 +251,98 @@ void Program::set_array(const std::string& name, void* data, const std::string& 
 void Program::set_value(const std::string& name, double value) { impl_->set_value(name, value); }
 void Program::set_value(const std::string& name, std::int64_t value) { impl_->set_value(name, value); }
 
-void Program::call() {
-  Impl& m = *impl_;
-  std::map<std::string, std::int64_t> syms = m.extra_symbols;
-  for (auto& a : m.args) {
+std::map<std::string, std::int64_t> Program::Impl::symbol_values() {
+  std::map<std::string, std::int64_t> syms = extra_symbols;
+  for (auto& a : args) {
     if (!a.bound)
-      throw Error(fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, m.name,
+      throw Error(fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, name,
                               a.info.kind == "array" ? "set_array" : "set_value"));
     if (a.info.kind == "symbol") syms[a.info.name] = as_int64(a.value, a.dtype);
   }
+  return syms;
+}
+
+void Program::Impl::install_workspace(const std::string& storage, void* ptr, std::size_t bytes, std::vector<void*>& init_ptrs) {
+  if (const char* why = set_ws_fn(state, storage.c_str(), ptr, bytes, init_ptrs.data()))
+    throw Error(fmt::format("program \"{}\": {}", name, why));
+}
+
+std::vector<void*> Program::Impl::init_pointers() {
+  std::vector<void*> ptrs;
+  for (auto& s : init_symbols) ptrs.push_back(find(s).value);
+  return ptrs;
+}
+
+void Program::Impl::ensure_state(const std::map<std::string, std::int64_t>& syms) {
+  // (Re)initialize when the symbol values the instance was made for change.
+  std::vector<std::int64_t> init_values;
+  for (auto& s : init_symbols) init_values.push_back(syms.at(s));
+  if (state && init_values == state_symbols) return;
+  std::vector<void*> init_ptrs = init_pointers();
+  if (state) exit_fn(state);
+  state_symbols.clear();
+  state = init_fn(init_ptrs.data());
+  if (!state) {
+    const char* why = init_error_fn ? init_error_fn() : nullptr;
+    throw Error(fmt::format("program \"{}\" failed to initialize: {}", name, why && *why ? why : "out of memory"));
+  }
+  for (auto& storage : storages) {
+    auto user = user_workspaces.find(storage);
+    if (user != user_workspaces.end()) {
+      install_workspace(storage, user->second.first, user->second.second, init_ptrs);
+      continue;
+    }
+    std::size_t bytes = ws_size_fn(state, storage.c_str(), init_ptrs.data());
+    auto& ws = workspaces[storage];
+    bool device = storage == "GPU_Global";
+    if (ws.second < bytes || !ws.first) {
+      if (ws.first) (workspace_on_device[storage] ? device_free_fn(ws.first) : std::free(ws.first));
+      std::size_t rounded = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
+      ws.first = device && device_alloc_fn ? device_alloc_fn(rounded) : std::aligned_alloc(256, rounded);
+      workspace_on_device[storage] = device && device_alloc_fn;
+      ws.second = bytes;
+      if (!ws.first) throw Error(fmt::format("cannot allocate the {} workspace of {} bytes", storage, bytes));
+    }
+    install_workspace(storage, ws.first, ws.second, init_ptrs);
+  }
+  state_symbols = init_values;
+}
+
+const std::vector<std::string>& Program::workspace_storages() const { return impl_->storages; }
+
+void Program::Impl::check_storage(const std::string& storage) const {
+  if (std::find(storages.begin(), storages.end(), storage) != storages.end()) return;
+  throw Error(fmt::format("program \"{}\" has no {} workspace (its workspaces: {})", name, storage,
+                          storages.empty() ? "none; compile with --transients external" : fmt::format("{}", fmt::join(storages, ", "))));
+}
+
+std::size_t Program::workspace_size(const std::string& storage) {
+  Impl& m = *impl_;
+  m.check_storage(storage);
+  m.ensure_state(m.symbol_values());
+  std::vector<void*> init_ptrs = m.init_pointers();
+  return m.ws_size_fn(m.state, storage.c_str(), init_ptrs.data());
+}
+
+void Program::set_workspace(const std::string& storage, void* ptr, std::size_t bytes) {
+  Impl& m = *impl_;
+  m.check_storage(storage);
+  if (m.state) {
+    std::vector<void*> init_ptrs = m.init_pointers();
+    m.install_workspace(storage, ptr, bytes, init_ptrs);  // throws, installing nothing, when rejected
+  }
+  m.user_workspaces[storage] = {ptr, bytes};
+  auto own = m.workspaces.find(storage);
+  if (own != m.workspaces.end()) {
+    if (m.workspace_on_device[storage]) m.device_free_fn(own->second.first);
+    else std::free(own->second.first);
+    m.workspaces.erase(own);
+  }
+}
+
+void Program::call() {
+  Impl& m = *impl_;
+  std::map<std::string, std::int64_t> syms = m.symbol_values();
   for (auto& a : m.args) {
     if (a.info.kind != "array") continue;
     std::int64_t need = 1;
@@ -266,37 +356,7 @@ void Program::call() {
       throw Error(fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its shape [{}] needs {} for these symbol values",
                               a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
   }
-  // (Re)initialize when the symbol values the instance was made for change.
-  std::vector<std::int64_t> init_values;
-  std::vector<void*> init_ptrs;
-  for (auto& s : m.init_symbols) init_values.push_back(syms.at(s));
-  std::vector<Impl::Arg*> init_args;
-  for (auto& s : m.init_symbols) init_args.push_back(&m.find(s));
-  for (auto* a : init_args) init_ptrs.push_back(a->value);
-  if (!m.state || init_values != m.state_symbols) {
-    if (m.state) m.exit_fn(m.state);
-    m.state = m.init_fn(init_ptrs.data());
-    if (!m.state) {
-      const char* why = m.init_error_fn ? m.init_error_fn() : nullptr;
-      throw Error(fmt::format("program \"{}\" failed to initialize: {}", m.name, why && *why ? why : "out of memory"));
-    }
-    m.state_symbols = init_values;
-    for (auto& storage : m.storages) {
-      std::size_t bytes = m.ws_size_fn(m.state, storage.c_str(), init_ptrs.data());
-      auto& ws = m.workspaces[storage];
-      bool device = storage == "GPU_Global";
-      if (ws.second < bytes || !ws.first) {
-        if (ws.first) (m.workspace_on_device[storage] ? m.device_free_fn(ws.first) : std::free(ws.first));
-        std::size_t rounded = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
-        ws.first = device && m.device_alloc_fn ? m.device_alloc_fn(rounded) : std::aligned_alloc(256, rounded);
-        m.workspace_on_device[storage] = device && m.device_alloc_fn;
-        ws.second = bytes;
-        if (!ws.first) throw Error(fmt::format("cannot allocate the {} workspace of {} bytes", storage, bytes));
-      }
-      if (const char* why = m.set_ws_fn(m.state, storage.c_str(), ws.first, ws.second, init_ptrs.data()))
-        throw Error(fmt::format("program \"{}\": {}", m.name, why));
-    }
-  }
+  m.ensure_state(syms);
   // Host arrays bound to device arguments are mirrored in device memory around the call.
   struct Mirror {
     Impl::Arg* arg;

@@ -85,7 +85,7 @@ Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/s
                           stop before any compiler runs)
   --print-after=NAME      print the IR after pass NAME (or "all")
   --time-passes           print the time of each stage and pass on stderr
-  --stats                 print counts of what was compiled on stderr
+  --stats                 print counts of what was compiled, and workspace sizes, on stderr
 )";
 
 const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
@@ -273,6 +273,14 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       std::size_t lines = 0;
       for (auto& f : program.files) lines += static_cast<std::size_t>(std::count(f.text.begin(), f.text.end(), '\n'));
       err << fmt::format("program {}: {} generated lines in {} file(s)\n", program.name, lines, program.files.size());
+      for (auto& ws : sdfg->workspaces) {
+        std::string saving;
+        auto shared = as_constant(ws.bytes), unshared = as_constant(ws.unshared_bytes);
+        if (shared && unshared && *unshared > 0)
+          saving = fmt::format(", {:.0f}% saved by sharing", 100.0 * static_cast<double>(*unshared - *shared) / static_cast<double>(*unshared));
+        err << fmt::format("workspace {}: {} transient(s), {} bytes; {} bytes without sharing{}\n", to_string(ws.storage),
+                           ws.members.size(), print_expr(ws.bytes), print_expr(ws.unshared_bytes), saving);
+      }
     }
     if (output.empty()) return kOk;
     auto built = build_program(program, co, opts.use_cache);

@@ -47,6 +47,15 @@ class Dumper {
     if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
     region_body(s.root, ind + 1);
     if (s.gpu_exit_sync) line(ind + 1, "return: ordered after all GPU work (exit_call)");
+    for (auto& ws : s.workspaces)
+      line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}", to_string(ws.storage),
+                                ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment, join_names(ws.members)));
+  }
+
+  static std::string join_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
   }
 
   static std::string data(const std::string& n, const DataDesc& d) {
@@ -66,6 +75,7 @@ class Dumper {
     if (d.pool) s += " pool";
     if (d.place == DataDesc::Place::State && d.place_state) s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);
     if (d.place == DataDesc::Place::MapScope) s += fmt::format(" allocated-in-scope {}", d.place_scope);
+    if (d.workspace_offset) s += " workspace-offset " + ex(d.workspace_offset);
     return s;
   }
 

@@ -60,6 +60,21 @@ struct DataDesc {
   Place place = Place::Call;
   const struct Block* place_state = nullptr;  ///< State and MapScope: the state
   int place_scope = -1;                       ///< MapScope: the map entry's id
+  /// transient-lifetimes: the lifetime comes from the memory mode, not from the file (so the
+  /// transient holds nothing across calls, and workspace-layout may share its bytes).
+  bool lifetime_from_mode = false;
+  /// workspace-layout: an External transient's byte offset from its storage's workspace base (a
+  /// multiple of 256; symbolic in the init symbols). Null for everything else.
+  Expr workspace_offset;
+};
+
+/// workspace-layout: one External workspace (per storage type, DaCe's names).
+struct Workspace {
+  StorageType storage = StorageType::CPU_Heap;
+  std::vector<std::string> members;  ///< the External transients in it, in file order
+  std::size_t alignment = 1;         ///< the largest element size of its members: the base must be aligned to it
+  Expr bytes;                        ///< what the program needs: the peak, with shared bytes
+  Expr unshared_bytes;               ///< what it would need if no two transients shared bytes (DaCe's layout)
 };
 
 enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG };
@@ -186,6 +201,7 @@ struct SDFG {
   Json extra = Json::object();      ///< unmodelled SDFG attributes
   Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
   bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
+  std::vector<Workspace> workspaces;  ///< workspace-layout (root only), ordered by storage
 
   SDFG() { root.type_name = "SDFG"; }
   const DataDesc* find_data(const std::string& n) const;

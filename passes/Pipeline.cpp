@@ -9,6 +9,7 @@
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
 #include "passes/TransientLifetimes.h"
+#include "passes/WorkspaceLayout.h"
 
 namespace sdfc {
 namespace {
@@ -18,8 +19,8 @@ struct Pass {
   std::function<void(SDFG&, const CompileOptions&)> run;
 };
 
-/// The pipeline. Later passes (transient-lifetimes, stream-assignment, pool-legality,
-/// synchronization, workspace-layout, external-sync) are added here, in this order, as they land.
+/// The pipeline, in order (DESIGN.md §2). Passes still to come (pool-legality between
+/// stream-assignment and synchronization, external-sync last) are added here as they land.
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
       // normalize first: every later pass reads explicit schedules, storage and connector types.
@@ -29,6 +30,9 @@ const std::vector<Pass>& passes() {
       // streams before synchronization: the waits depend on which work runs where.
       {"stream-assignment", assign_streams},
       {"synchronization", synchronize},
+      // after synchronization: bytes are shared only between uses that stream order or host
+      // waits already order, and the layout reads the stream of every operation.
+      {"workspace-layout", lay_out_workspaces},
   };
   return list;
 }

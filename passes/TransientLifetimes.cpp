@@ -92,6 +92,7 @@ void change_lifetimes(SDFG& sdfg, const CompileOptions& options) {
     free_symbols(d.total_size, size_syms);
     bool sized_by_arguments = true;
     for (auto& s : size_syms) sized_by_arguments &= args.count(s) > 0;
+    d.lifetime_from_mode = true;
     switch (options.transients) {
       case TransientMode::Scoped: d.lifetime = Lifetime::Scope; break;
       case TransientMode::Persistent:

@@ -1,5 +1,7 @@
 // The embedding API end to end, and generated-code semantics checked by running programs built
 // with the builder API against results computed here.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <numeric>
 
@@ -233,4 +235,91 @@ TEST(Semantics, LoopsConditionsAndDataDependentAssignments) {
   // doubling stops once x[0] >= 100 (at 128)
   EXPECT_EQ(x, (std::vector<double>{32, 64, 96, 128}));
   EXPECT_EQ(out[0], 128.0);
+}
+
+namespace {
+
+/// y = ((x + shift) * 2) + shift through transients in three states (External under
+/// --transients external; t1 and t3 share workspace bytes).
+std::string staged_json(const std::string& name, double shift) {
+  SDFGBuilder b(name);
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("y", DType::Float64, {"N"});
+  for (const char* t : {"t1", "t2", "t3"}) b.array(t, DType::Float64, {"N"}, true);
+  std::string s = fmt::format("{}", shift);
+  b.state("s0").mapped_tasklet("a", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a + " + s, {{"b", "t1[i]"}});
+  b.state("s1").mapped_tasklet("b", {{"i", "0:N"}}, {{"a", "t1[i]"}}, "b = a * 2", {{"b", "t2[i]"}});
+  b.state("s2").mapped_tasklet("c", {{"i", "0:N"}}, {{"a", "t2[i]"}}, "b = a + " + s, {{"b", "t3[i]"}});
+  b.state("s3").mapped_tasklet("d", {{"i", "0:N"}}, {{"a", "t3[i]"}}, "b = a", {{"b", "y[i]"}});
+  b.chain();
+  return write_sdfg(*b.build());
+}
+
+Options external_mode() {
+  Options o;
+  o.transients = "external";
+  return o;
+}
+
+}  // namespace
+
+TEST(Workspace, OneBufferServesTwoProgramsCalledInTurn) {
+  Program a = Program::compile_string(staged_json("stage_a", 1.0), external_mode());
+  Program b = Program::compile_string(staged_json("stage_b", -3.0), external_mode());
+  EXPECT_EQ(a.workspace_storages(), std::vector<std::string>{"CPU_Heap"});
+  std::vector<double> xa(1000), ya(1000), xb(300), yb(300);
+  std::iota(xa.begin(), xa.end(), 0.0);
+  std::iota(xb.begin(), xb.end(), 5.0);
+  a.set_array("x", xa.data(), xa.size());
+  a.set_array("y", ya.data(), ya.size());
+  a.set_value("N", 1000);
+  b.set_array("x", xb.data(), xb.size());
+  b.set_array("y", yb.data(), yb.size());
+  b.set_value("N", 300);
+  // Two 8,000-byte slots (t1 and t3 share one): 2 * 8,192 bytes.
+  EXPECT_EQ(a.workspace_size("CPU_Heap"), 2u * 8192u);
+  EXPECT_EQ(b.workspace_size("CPU_Heap"), 2u * 2560u);
+  std::size_t bytes = std::max(a.workspace_size("CPU_Heap"), b.workspace_size("CPU_Heap"));
+  void* shared = std::aligned_alloc(256, bytes);
+  ASSERT_TRUE(shared);
+  a.set_workspace("CPU_Heap", shared, bytes);
+  b.set_workspace("CPU_Heap", shared, bytes);
+  for (int round = 0; round < 3; ++round) {
+    std::fill(ya.begin(), ya.end(), -1.0);
+    std::fill(yb.begin(), yb.end(), -1.0);
+    a.call();
+    b.call();
+    for (std::size_t i = 0; i < xa.size(); ++i) ASSERT_EQ(ya[i], (xa[i] + 1.0) * 2 + 1.0) << "round " << round << " i " << i;
+    for (std::size_t i = 0; i < xb.size(); ++i) ASSERT_EQ(yb[i], (xb[i] - 3.0) * 2 - 3.0) << "round " << round << " i " << i;
+  }
+  // Symbol values that need more than the buffer holds are rejected at (re)initialization.
+  std::vector<double> big_x(2000), big_y(2000);
+  a.set_array("x", big_x.data(), big_x.size());
+  a.set_array("y", big_y.data(), big_y.size());
+  a.set_value("N", 2000);
+  EXPECT_NE(error_of([&] { a.call(); }).find("the CPU_Heap workspace has 16384 bytes but the program needs 32256"), std::string::npos);
+  std::free(shared);
+}
+
+TEST(Workspace, EachBadBufferIsRejectedAndNothingIsInstalled) {
+  Program p = Program::compile_string(staged_json("stage_c", 0.5), external_mode());
+  std::vector<double> x(64, 1.0), y(64, 0.0);
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_value("N", 64);
+  std::size_t bytes = p.workspace_size("CPU_Heap");
+  EXPECT_EQ(bytes, 1024u);
+  std::vector<double> good(bytes / sizeof(double) + 1);
+  p.set_workspace("CPU_Heap", good.data(), bytes);
+  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", nullptr, bytes); }).find("the workspace pointer is null"), std::string::npos);
+  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", good.data(), bytes - 1); })
+                .find("the CPU_Heap workspace has 1023 bytes but the program needs 1024"),
+            std::string::npos);
+  char* odd = reinterpret_cast<char*>(good.data()) + 4;
+  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", odd, bytes); }).find("is not aligned to 8 bytes"), std::string::npos);
+  EXPECT_NE(error_of([&] { p.set_workspace("GPU_Global", good.data(), bytes); })
+                .find("program \"stage_c\" has no GPU_Global workspace (its workspaces: CPU_Heap)"),
+            std::string::npos);
+  // The good buffer is still the one in use.
+  p.call();
+  for (double v : y) EXPECT_EQ(v, (1.0 + 0.5) * 2 + 0.5);
 }

@@ -78,6 +78,19 @@ class Program {
   /// or mismatched binding (the program is then not called) and for errors the program reports.
   void call();
 
+  /// External workspaces (programs compiled with `transients = "external"`): the storage types
+  /// that have one ("CPU_Heap", "CPU_Pinned", "GPU_Global"), in DaCe's names.
+  const std::vector<std::string>& workspace_storages() const;
+  /// Bytes the `storage` workspace needs for the bound symbol values (initializes the program for
+  /// them, as a call would).
+  std::size_t workspace_size(const std::string& storage);
+  /// Makes the caller's buffer the `storage` workspace from now on; the Program stops using one
+  /// of its own. The program checks it (null, smaller than needed, base not aligned to the
+  /// largest element, host memory for GPU_Global or memory of another device): a rejected buffer
+  /// throws Error and changes nothing. The buffer must outlive the Program or the next
+  /// set_workspace; one buffer may serve several programs called one after the other.
+  void set_workspace(const std::string& storage, void* ptr, std::size_t bytes);
+
   /// The dtype name for a C++ type (float -> "float32", ...).
   template <typename T>
   static const char* dtype_name() {

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "sdfc/gpu_portability.h"
@@ -169,6 +170,40 @@ class DeviceGuard {
   bool switched_ = false;
   bool ok_ = true;
 };
+
+// --------------------------------------------------------------------------------- workspaces
+/// Whether `p` is memory a workspace of `storage` ("CPU_Heap", "CPU_Pinned", "GPU_Global") may
+/// use: device (or managed) memory of the program's device for GPU_Global, pinned host memory for
+/// CPU_Pinned, any host memory for CPU_Heap. Returns nullptr, or why not (in `why`).
+inline const char* check_workspace_memory(const Context& ctx, const char* storage, const void* p, char* why, std::size_t size) {
+  PointerInfo info;
+  if (pointer_info(p, &info) != kSuccess) {
+    (void)gpuGetLastError();
+    std::snprintf(why, size, "the %s workspace at %p cannot be classified by the GPU runtime", storage, p);
+    return why;
+  }
+  bool gpu = std::strcmp(storage, "GPU_Global") == 0, pinned = std::strcmp(storage, "CPU_Pinned") == 0;
+  if (gpu && info.kind != MemoryKind::kDevice && info.kind != MemoryKind::kManaged) {
+    std::snprintf(why, size, "the GPU_Global workspace at %p is %s memory; it must be device memory (cudaMalloc/hipMalloc, "
+                  "CuPy) of device %d", p, memory_kind_name(info.kind), ctx.device);
+    return why;
+  }
+  if (gpu && info.kind == MemoryKind::kDevice && info.device != ctx.device) {
+    std::snprintf(why, size, "the GPU_Global workspace at %p is memory of device %d, but the program runs on device %d", p,
+                  info.device, ctx.device);
+    return why;
+  }
+  if (pinned && info.kind != MemoryKind::kHostPinned) {
+    std::snprintf(why, size, "the CPU_Pinned workspace at %p is %s memory; it must be pinned host memory "
+                  "(cudaMallocHost/hipHostMalloc)", p, memory_kind_name(info.kind));
+    return why;
+  }
+  if (!gpu && info.kind == MemoryKind::kDevice) {
+    std::snprintf(why, size, "the %s workspace at %p is device memory; it must be host memory", storage, p);
+    return why;
+  }
+  return nullptr;
+}
 
 // ----------------------------------------------------------------------------------- streams
 /// The stream the program's entry/exit ordering is anchored on: the external stream if set,
