@@ -179,3 +179,49 @@ TEST(GpuSeed, SamplesPageableAndPinned) {
   }
 }
 }  // namespace
+
+namespace {
+/// The checked workspace setter of a GPU program asks the runtime what memory it was given: host
+/// memory, or device memory of another device, is refused for GPU_Global and nothing is installed.
+TEST(GpuWorkspace, HostMemoryIsRefusedForGpuGlobal) {
+  if (corpus_dir().empty()) GTEST_SKIP() << "corpus not found";
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  Options o;
+  o.target = "cuda";
+  o.transients = "external";
+  Program p = Program::compile_file(corpus_dir() + "/chain5_s/program_gpu.sdfg", o);
+  ASSERT_EQ(p.workspace_storages(), std::vector<std::string>{"GPU_Global"});
+  const int n = 128;
+  std::vector<double> a(n), b(n), out(n, 0.0);
+  for (int i = 0; i < n; ++i) a[i] = i, b[i] = 2 * i;
+  p.set_array("a", a.data(), a.size());
+  p.set_array("b", b.data(), b.size());
+  p.set_array("out", out.data(), out.size());
+  p.set_value("N", n);
+  std::size_t bytes = 0;
+  try {
+    bytes = p.workspace_size("GPU_Global");
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+    throw;
+  }
+  EXPECT_EQ(bytes, 7u * 1024u);  // 7 transients of 128 float64, nothing shared (one state)
+  std::vector<double> host(bytes / sizeof(double));
+  try {
+    p.set_workspace("GPU_Global", host.data(), bytes);
+    FAIL() << "host memory was accepted as a GPU_Global workspace";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is pageable host memory; it must be device memory"), std::string::npos) << e.what();
+  }
+  // The program's own workspace is still installed: the call works and matches the CPU version.
+  p.call();
+  Program cpu = Program::compile_file(corpus_dir() + "/chain5_s/program.sdfg");
+  std::vector<double> want(n, 0.0);
+  cpu.set_array("a", a.data(), a.size());
+  cpu.set_array("b", b.data(), b.size());
+  cpu.set_array("out", want.data(), want.size());
+  cpu.set_value("N", n);
+  cpu.call();
+  for (int i = 0; i < n; ++i) EXPECT_DOUBLE_EQ(out[i], want[i]) << i;
+}
+}  // namespace
