@@ -245,6 +245,19 @@ class Generator {
       w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(s))) + "  // synchronization pass: host waits");
   }
 
+  /// Prints the events the synchronization pass decided: `stream` waits for `events` first.
+  void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w) const {
+    for (int e : events)
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))", gpu_stream(stream), kCtx, e)) +
+             "  // synchronization pass: event");
+  }
+  /// ... and `stream` records `event` after the operation (nothing when -1).
+  void stream_record(int stream, int event, CodeWriter& w) const {
+    if (event < 0) return;
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event, gpu_stream(stream))) +
+           "  // synchronization pass: event");
+  }
+
   // ---- SDFG bodies ----------------------------------------------------------------------------
 
   /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
@@ -418,7 +431,15 @@ class Generator {
                    "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
+        if (b.fork_event >= 0) {  // synchronization pass: the state's streams start after stream 0's work
+          stream_record(0, b.fork_event, w);
+          for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w);
+        }
         emit_scope(c, b, ptr, -1, w, c.parallel);
+        for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
+          stream_record(s, e, w);
+          stream_waits(0, {e}, w);
+        }
         for (auto& f : frees) w.line(free_line(f, *c.data(f)));
         w.close();
         break;
@@ -551,7 +572,11 @@ class Generator {
         break;
       case NodeKind::MapEntry: emit_map(c, st, ptr, id, w, parallel); break;
       case NodeKind::Tasklet: emit_tasklet(c, st, ptr, id, w, parallel); break;
-      case NodeKind::NestedSDFG: emit_nested(c, st, ptr, id, w, parallel); break;
+      case NodeKind::NestedSDFG:
+        if (!c.in_kernel) stream_waits(0, n.wait_events, w);
+        emit_nested(c, st, ptr, id, w, parallel);
+        if (!c.in_kernel) stream_record(0, n.record_event, w);
+        break;
       case NodeKind::MapExit: break;
     }
     (void)np;
@@ -714,6 +739,7 @@ class Generator {
 
     // The launch.
     w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}", m.label, range_str(m.range), np, kname, n.stream));
+    stream_waits(n.stream, n.wait_events, w);
     w.open("");
     std::vector<std::string> counts;
     for (std::size_t k = 0; k < dims; ++k) {
@@ -731,6 +757,7 @@ class Generator {
     w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
     w.close();
     w.close();
+    stream_record(n.stream, n.record_event, w);
   }
 
   const DataEdge* in_edge(const Block& st, int id, const std::string& conn) {
@@ -927,6 +954,7 @@ class Generator {
       unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet", src, dst, ds.size(), dd_dims.size()));
     if (e.stream >= 0 && !c.in_kernel) {
       emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
+      stream_record(e.stream, e.record_event, w);
       return;
     }
     w.line(fmt::format("// copy {}[{}] -> {}[{}] ({})", src, range_str(rs), dst, range_str(rd), ep));
@@ -952,6 +980,7 @@ class Generator {
     if (e.memlet.wcr) unsupported(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
     std::string elem = ctype(dd_desc.dtype);
     w.line(fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
+    stream_waits(e.stream, e.wait_events, w);
     // Contiguous: every moved dimension but the first covers the whole extent with C-order strides.
     auto contiguous = [&](const DataDesc& d, const Range& r, const std::vector<std::size_t>& moved) {
       if (moved.empty()) return true;
@@ -1246,7 +1275,7 @@ GeneratedProgram Generator::run() {
   w.line(fmt::format("{0}* __state = new (std::nothrow) {0}();", st));
   w.line("if (!__state) return nullptr;");
   if (gpu_) {
-    w.open(fmt::format("if (!sdfc::gpu::init({}, {}, 0))", kCtx, options_.gpu_streams));
+    w.open(fmt::format("if (!sdfc::gpu::init({}, {}, {}))", kCtx, options_.gpu_streams, root_.num_events));
     w.line(fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
     w.line("delete __state;");
     w.line("return nullptr;");

@@ -100,8 +100,10 @@ class Dumper {
     switch (b.kind) {
       case BlockKind::State:
         line(ind, fmt::format("state {} \"{}\"", id, b.label));
+        if (b.fork_event >= 0) line(ind + 1, fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
         for (std::size_t i = 0; i < b.nodes.size(); ++i) node(*b.nodes[i], static_cast<int>(i), ind + 1);
         for (auto& e : b.edges) edge(b, e, ind + 1);
+        for (auto& [st, ev] : b.join_events) line(ind + 1, fmt::format("join: event {} on stream {}, waited by stream 0", ev, st));
         break;
       case BlockKind::Region:
         line(ind, fmt::format("region {} \"{}\"", id, b.label));
@@ -129,15 +131,20 @@ class Dumper {
     }
   }
 
-  static std::string waits(const std::vector<int>& w) {
+  static std::string ints(const char* what, const std::vector<int>& w) {
     if (w.empty()) return "";
-    std::string s = " host-waits(";
+    std::string s = fmt::format(" {}(", what);
     for (std::size_t i = 0; i < w.size(); ++i) s += (i ? "," : "") + std::to_string(w[i]);
     return s + ")";
   }
+  static std::string waits(const std::vector<int>& w) { return ints("host-waits", w); }
+  static std::string events(const std::vector<int>& wait, int record) {
+    return ints("wait-events", wait) + (record >= 0 ? fmt::format(" record-event({})", record) : "");
+  }
 
   void node(const Node& n, int id, int ind) {
-    std::string decided = (n.stream >= 0 ? fmt::format(" stream={}", n.stream) : "") + waits(n.host_waits);
+    std::string decided = (n.stream >= 0 ? fmt::format(" stream={}", n.stream) : "") + waits(n.host_waits) +
+                          events(n.wait_events, n.record_event);
     std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
     switch (n.kind) {
       case NodeKind::Access: line(ind, fmt::format("[{}] access {}{}{}", id, n.data, scope, decided)); break;
@@ -178,7 +185,7 @@ class Dumper {
       if (m.wcr) s += " wcr " + *m.wcr;
       if (!m.is_data_src) s += " (dst)";
     }
-    if (e.stream >= 0) s += fmt::format(" stream={}", e.stream);
+    if (e.stream >= 0) s += fmt::format(" stream={}", e.stream) + events(e.wait_events, e.record_event);
     line(ind, s);
   }
 };

@@ -113,6 +113,8 @@ struct Node {
   // Decisions of passes (not part of DaCe's format; shown by the IR dump).
   int stream = -1;              ///< stream-assignment: the stream a GPU kernel (MapEntry) runs on
   std::vector<int> host_waits;  ///< synchronization: streams the host waits for before this node
+  std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the kernel
+  int record_event = -1;         ///< synchronization: event recorded on its stream after the kernel
 
   explicit Node(NodeKind k) : kind(k) {}
   const Connector* find_in(const std::string& name) const;
@@ -137,6 +139,8 @@ struct DataEdge {
   std::optional<std::string> src_conn, dst_conn;
   Memlet memlet;
   int stream = -1;  ///< stream-assignment: the stream of a copy that involves GPU memory
+  std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the copy
+  int record_event = -1;         ///< synchronization: event recorded on its stream after the copy
 };
 
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
@@ -179,6 +183,12 @@ struct Block {
   /// synchronization: streams the host waits for before evaluating this block's conditions (a
   /// conditional's branch conditions; a loop's condition, before every evaluation)
   std::vector<int> host_waits;
+  /// synchronization (several streams): a state that uses streams other than 0 forks them from
+  /// stream 0 at its start (fork_event recorded on 0, each of fork_streams waits for it) and joins
+  /// them into stream 0 at its end (each (stream, event): recorded there, waited for by 0).
+  int fork_event = -1;
+  std::vector<int> fork_streams;
+  std::vector<std::pair<int, int>> join_events;
 
   // Conditional: (condition or nullopt for `else`, body region)
   std::vector<std::pair<std::optional<CodeBlock>, std::unique_ptr<Block>>> branches;
@@ -202,6 +212,7 @@ struct SDFG {
   Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
   bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
   std::vector<Workspace> workspaces;  ///< workspace-layout (root only), ordered by storage
+  int num_events = 0;                 ///< synchronization: events the program uses (root only)
 
   SDFG() { root.type_name = "SDFG"; }
   const DataDesc* find_data(const std::string& n) const;

@@ -1,11 +1,24 @@
 /// \file
-/// `stream-assignment`: gives every GPU kernel (a GPU_Device map launched from host code) and
-/// every copy that touches GPU memory a stream, written into the IR (Node::stream,
-/// DataEdge::stream). With `--gpu-streams 0` (the default) everything runs on stream 0, which the
-/// runtime maps to the caller's external stream or the default stream; several internal streams
-/// (N >= 1) are not implemented yet and are rejected with an error. No-op on the CPU.
+/// `stream-assignment`: gives every GPU operation a stream, written into the IR (Node::stream for
+/// kernels — GPU_Device maps launched from host code — and nested SDFGs that queue GPU work;
+/// DataEdge::stream for copies that touch GPU memory). No-op on the CPU.
+///  - `--gpu-streams 0` (the default): everything on stream 0, which the runtime maps to the
+///    caller's external stream or the default stream.
+///  - `--gpu-streams N` (N >= 1): streams 0..N-1 are the program's internal streams. In each state
+///    the operations are taken in the order the code generator issues them; an operation that
+///    depends (through a container: read after write, write after read, write after write) on
+///    the last operation of a stream continues that stream (the lowest such), so chains stay on
+///    one stream; any other operation opens the next stream round robin, so independent work
+///    (the branches of a fork-join, independent copies) runs concurrently. Nested SDFGs that
+///    queue GPU work run on stream 0, and so does their content. Deterministic.
+/// Dependencies across states need no stream choice: the synchronization pass joins every
+/// stream of a state into stream 0 at its end. Negative N is rejected by the option parser.
 /// Runs after transient-lifetimes, before synchronization.
 #pragma once
+
+#include <set>
+#include <string>
+#include <vector>
 
 #include "ir/SDFG.h"
 #include "passes/Options.h"
@@ -16,5 +29,21 @@ void assign_streams(SDFG& sdfg, const CompileOptions& options);
 
 /// True when the edge is a copy between access nodes and one side lives in GPU memory.
 bool is_gpu_copy(const SDFG& sdfg, const Block& state, const DataEdge& e);
+
+/// The top-level nodes of a state (outside every map scope) in the order the code generator
+/// prints them: a topological order of the dataflow, smallest id first among ready nodes.
+std::vector<int> issue_order(const Block& state);
+
+/// True when the SDFG (or one nested in it) launches GPU work from host code.
+bool queues_gpu_work(const SDFG& sdfg);
+
+/// One GPU operation of a state, in issue order: a kernel or nested SDFG (node) or a copy (edge).
+struct GpuOp {
+  int node = -1;             ///< MapEntry or NestedSDFG id; -1 for a copy
+  int edge = -1;             ///< index into the state's edges for a copy; -1 otherwise
+  std::set<std::string> reads, writes;
+};
+/// The GPU operations of a state in issue order, with the containers each reads and writes.
+std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& state);
 
 }  // namespace sdfc

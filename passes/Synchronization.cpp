@@ -10,27 +10,110 @@
 namespace sdfc {
 namespace {
 
-/// Host containers that queued GPU work may still touch.
+/// Host containers that queued GPU work may still touch, with the streams of that work.
 struct Pending {
-  std::set<std::string> written;  ///< GPU work may still write these host containers
-  std::set<std::string> read;     ///< GPU work may still read these host containers
+  std::map<std::string, std::set<int>> written;  ///< GPU work may still write these host containers
+  std::map<std::string, std::set<int>> read;     ///< GPU work may still read these host containers
   bool operator==(const Pending& o) const { return written == o.written && read == o.read; }
   void merge(const Pending& o) {
-    written.insert(o.written.begin(), o.written.end());
-    read.insert(o.read.begin(), o.read.end());
+    for (auto& [k, v] : o.written) written[k].insert(v.begin(), v.end());
+    for (auto& [k, v] : o.read) read[k].insert(v.begin(), v.end());
   }
   bool empty() const { return written.empty() && read.empty(); }
+  /// Every stream some pending work runs on, in order: what the host waits for.
+  std::vector<int> streams() const {
+    std::set<int> all;
+    for (auto* m : {&written, &read})
+      for (auto& [k, v] : *m) all.insert(v.begin(), v.end());
+    return {all.begin(), all.end()};
+  }
+  /// After a join into stream 0: all pending work is behind stream 0.
+  void joined() {
+    for (auto* m : {&written, &read})
+      for (auto& [k, v] : *m) v = {0};
+  }
 };
 
-bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
+bool intersects(const std::set<std::string>& a, const std::map<std::string, std::set<int>>& b) {
   for (auto& x : a)
     if (b.count(x)) return true;
   return false;
 }
 
+/// Events between the streams of one state. Each operation gets a sequence number on its stream
+/// and a vector clock (how far it knows every other stream to be); an operation waits for a
+/// conflicting earlier one on another stream only when its stream does not know it yet, and
+/// the earlier operation then records an event (one per operation, shared by all its waiters).
+class EventPlanner {
+ public:
+  EventPlanner(int streams, int& next_event) : next_event_(next_event), clock_(static_cast<std::size_t>(streams), std::vector<int>(static_cast<std::size_t>(streams), 0)) {}
+
+  /// Orders an operation on `stream` after the conflicting earlier ones; returns the events to
+  /// wait for. `record` is where the operation's own event goes if a later one needs it.
+  std::vector<int> order(int stream, const std::set<std::string>& reads, const std::set<std::string>& writes, int* record) {
+    auto S = static_cast<std::size_t>(stream);
+    used_.insert(stream);
+    std::set<int> deps;
+    for (auto& r : reads)
+      if (writer_.count(r)) deps.insert(writer_[r]);
+    for (auto& w : writes) {
+      if (writer_.count(w)) deps.insert(writer_[w]);
+      for (int q : readers_[w]) deps.insert(q);
+    }
+    std::vector<int> waits;
+    // Latest first: waiting for it often makes the earlier ones known too.
+    for (auto it = deps.rbegin(); it != deps.rend(); ++it) {
+      Op& q = ops_[static_cast<std::size_t>(*it)];
+      auto T = static_cast<std::size_t>(q.stream);
+      if (q.stream == stream || clock_[S][T] >= q.seq) continue;
+      if (*q.record < 0) *q.record = next_event_++;
+      waits.push_back(*q.record);
+      for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], q.clock[t]);
+    }
+    std::sort(waits.begin(), waits.end());
+    int seq = ++clock_[S][S];
+    int id = static_cast<int>(ops_.size());
+    ops_.push_back(Op{stream, seq, clock_[S], record});
+    for (auto& r : reads) readers_[r].push_back(id);
+    for (auto& w : writes) {
+      writer_[w] = id;
+      readers_[w].clear();
+    }
+    return waits;
+  }
+
+  /// The fork at the state's start and the join at its end, when it uses streams other than 0.
+  void fork_join(Block& st) {
+    std::map<int, int> old_joins(st.join_events.begin(), st.join_events.end());
+    st.fork_streams.clear();
+    st.join_events.clear();
+    for (int s : used_) {
+      if (s == 0) continue;
+      st.fork_streams.push_back(s);
+      if (clock_[0][static_cast<std::size_t>(s)] < clock_[static_cast<std::size_t>(s)][static_cast<std::size_t>(s)])
+        st.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+    }
+    if (st.fork_streams.empty()) st.fork_event = -1;
+    else if (st.fork_event < 0) st.fork_event = next_event_++;
+  }
+
+ private:
+  struct Op {
+    int stream, seq;
+    std::vector<int> clock;
+    int* record;
+  };
+  int& next_event_;
+  std::vector<std::vector<int>> clock_;  ///< per stream: the last sequence number it knows of each stream
+  std::vector<Op> ops_;
+  std::map<std::string, int> writer_;
+  std::map<std::string, std::vector<int>> readers_;
+  std::set<int> used_;
+};
+
 class Synchronizer {
  public:
-  explicit Synchronizer(SDFG& sdfg) : sdfg_(sdfg) {}
+  Synchronizer(SDFG& sdfg, int streams, int& next_event) : sdfg_(sdfg), streams_(streams), next_event_(next_event) {}
   bool gpu_work = false;  ///< the SDFG queues GPU work somewhere
 
   Pending region(Block& r, Pending in) {
@@ -48,7 +131,7 @@ class Synchronizer {
         for (InterstateEdge* e : preds[static_cast<std::size_t>(b)]) {
           Pending along = out[static_cast<std::size_t>(e->src)];
           if (!along.empty() && reads_pending(edge_reads(*e), along)) {
-            e->host_waits = {0};
+            e->host_waits = along.streams();
             along = {};
           }
           bin.merge(along);
@@ -72,6 +155,8 @@ class Synchronizer {
 
  private:
   SDFG& sdfg_;
+  int streams_;      ///< --gpu-streams
+  int& next_event_;  ///< the program's event counter
 
   std::set<std::string> code_reads(const std::string& code) const {
     std::set<std::string> out;
@@ -87,7 +172,11 @@ class Synchronizer {
     }
     return r;
   }
-  static bool reads_pending(const std::set<std::string>& reads, const Pending& p) { return intersects(reads, p.written); }
+  static bool reads_pending(const std::set<std::string>& reads, const Pending& p) {
+    for (auto& r : reads)
+      if (p.written.count(r)) return true;
+    return false;
+  }
 
   bool host_data(const std::string& name) const {
     const DataDesc* d = sdfg_.find_data(name);
@@ -106,7 +195,7 @@ class Synchronizer {
             reads.insert(x.begin(), x.end());
           }
         if (reads_pending(reads, in)) {
-          b.host_waits = {0};
+          b.host_waits = in.streams();
           in = {};
         }
         Pending out;
@@ -130,7 +219,10 @@ class Synchronizer {
         for (int round = 0; round < 8; ++round) {
           Pending at_test = head;
           if (reads_pending(reads, at_test)) {
-            b.host_waits = {0};
+            std::vector<int> w = at_test.streams();
+            std::set<int> all(b.host_waits.begin(), b.host_waits.end());
+            all.insert(w.begin(), w.end());
+            b.host_waits.assign(all.begin(), all.end());
             at_test = {};
           }
           Pending body_out = region(b, at_test);
@@ -162,7 +254,6 @@ class Synchronizer {
   std::vector<std::vector<const DataEdge*>> in_, out_;
 
   Pending state(Block& st, Pending p) {
-    // Top-level nodes in a topological order (ids break ties), as the code generator prints them.
     int n = static_cast<int>(st.nodes.size());
     in_.assign(static_cast<std::size_t>(n), {});
     out_.assign(static_cast<std::size_t>(n), {});
@@ -170,34 +261,27 @@ class Synchronizer {
       out_[static_cast<std::size_t>(e.src)].push_back(&e);
       in_[static_cast<std::size_t>(e.dst)].push_back(&e);
     }
-    std::vector<int> indeg(static_cast<std::size_t>(n), 0);
-    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
-    auto top = [&](int v) {
-      if (st.node(v).kind == NodeKind::MapExit) v = st.node(v).scope_entry;
-      while (v >= 0 && st.node(v).scope_entry >= 0) v = st.node(v).scope_entry;
-      return v;
-    };
-    for (auto& e : st.edges) {
-      int a = top(e.src), b = top(e.dst);
-      if (a < 0 || b < 0 || a == b) continue;
-      succ[static_cast<std::size_t>(a)].push_back(b);
-      indeg[static_cast<std::size_t>(b)]++;
-    }
-    std::set<int> ready;
-    for (int i = 0; i < n; ++i)
-      if (indeg[static_cast<std::size_t>(i)] == 0 && top(i) == i) ready.insert(i);
-    while (!ready.empty()) {
-      int v = *ready.begin();
-      ready.erase(ready.begin());
-      node(st, v, p);
-      for (int s : succ[static_cast<std::size_t>(v)])
-        if (--indeg[static_cast<std::size_t>(s)] == 0) ready.insert(s);
-    }
+    EventPlanner events(std::max(1, streams_), next_event_);
+    planner_ = &events;
+    for (int v : issue_order(st)) node(st, v, p);
+    planner_ = nullptr;
+    events.fork_join(st);
+    if (!st.join_events.empty()) p.joined();
     return p;
   }
 
+  EventPlanner* planner_ = nullptr;  ///< the state being analysed
+
+  /// Orders a GPU operation against the other streams' work in its state.
+  void order_gpu(int stream, const std::set<std::string>& reads, const std::set<std::string>& writes, std::vector<int>& waits,
+                 int& record) {
+    // A state is planned again on every round of the region's fixpoint, with the same result:
+    // events keep the ids they got on the first round.
+    waits = streams_ > 0 ? planner_->order(stream, reads, writes, &record) : std::vector<int>{};
+  }
+
   void wait(Node& n, Pending& p) {
-    n.host_waits = {0};
+    n.host_waits = p.streams();
     p = {};
   }
 
@@ -211,8 +295,10 @@ class Synchronizer {
           const std::string& dst = st.node(e->dst).data;
           if (e->stream >= 0) {  // a copy on the stream
             gpu_work = true;
-            if (host_data(src)) p.read.insert(src);
-            if (host_data(dst)) p.written.insert(dst);
+            DataEdge& copy = const_cast<DataEdge&>(*e);
+            order_gpu(e->stream, {src}, {dst}, copy.wait_events, copy.record_event);
+            if (host_data(src)) p.read[src].insert(e->stream);
+            if (host_data(dst)) p.written[dst].insert(e->stream);
           } else {  // a host copy
             if (p.written.count(src) || p.written.count(dst) || p.read.count(dst)) wait(n, p);
           }
@@ -227,10 +313,11 @@ class Synchronizer {
           for (auto& r : reads)
             if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) by_value.insert(r);
           if (intersects(by_value, p.written)) wait(n, p);
+          order_gpu(n.stream, reads, writes, n.wait_events, n.record_event);
           for (auto& r : reads)
-            if (host_data(r) && !by_value.count(r)) p.read.insert(r);
+            if (host_data(r) && !by_value.count(r)) p.read[r].insert(n.stream);
           for (auto& w : writes)
-            if (host_data(w)) p.written.insert(w);
+            if (host_data(w)) p.written[w].insert(n.stream);
           break;
         }
         [[fallthrough]];
@@ -242,7 +329,12 @@ class Synchronizer {
       }
       case NodeKind::NestedSDFG: {
         if (!p.empty()) wait(n, p);
-        Synchronizer inner(*n.sdfg);
+        if (n.stream >= 0) {  // it queues GPU work on stream 0: ordered against this state's streams
+          std::set<std::string> reads, writes;
+          host_access(st, id, reads, writes);
+          order_gpu(n.stream, reads, writes, n.wait_events, n.record_event);
+        }
+        Synchronizer inner(*n.sdfg, streams_, next_event_);
         Pending left = inner.region(n.sdfg->root, {});
         if (inner.gpu_work) {
           gpu_work = true;
@@ -259,7 +351,8 @@ class Synchronizer {
 
 void synchronize(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;
-  Synchronizer s(sdfg);
+  sdfg.num_events = 0;
+  Synchronizer s(sdfg, options.gpu_streams, sdfg.num_events);
   s.region(sdfg.root, {});
   sdfg.gpu_exit_sync = s.gpu_work;
 }

@@ -133,6 +133,33 @@ TEST_P(GpuCorpus, EveryMemoryModeOnTheGpu) {
   }
 }
 
+/// Several internal streams (--gpu-streams 1, 2, 4), with the external and the pooled memory modes
+/// among them: every program with SDFC_GPU_MODES=1 (the GPU script); without it, a representative
+/// few (fork-join, WCR, nested SDFG, data-dependent condition) compile and, with a GPU, run.
+TEST_P(GpuCorpus, SeveralStreamsOnTheGpu) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
+  bool all = std::getenv("SDFC_GPU_MODES") != nullptr;
+  std::string name = GetParam().substr(0, GetParam().find('/'));
+  bool representative = GetParam().find("handbuilt") == std::string::npos &&
+                        (name == "forkjoin2x2_s" || name == "colsum_wcr_s" || name == "nested_top_s" || name == "cond_datadep_s");
+  if (!all && !representative) GTEST_SKIP() << "set SDFC_GPU_MODES=1 to run every program with several streams";
+  std::string case_dir = corpus_dir() + "/" + name;
+  struct Mode {
+    int streams;
+    const char* transients;
+  };
+  std::vector<Mode> modes = all ? std::vector<Mode>{{1, ""}, {2, ""}, {4, ""}, {4, "external"}, {2, "pool"}, {4, "persistent"}}
+                                : std::vector<Mode>{{4, ""}, {2, "external"}};
+  for (const Mode& m : modes) {
+    SCOPED_TRACE(fmt::format("--gpu-streams {} --transients {}", m.streams, m.transients));
+    Options o;
+    o.target = "cuda";
+    o.gpu_streams = m.streams;
+    o.transients = m.transients;
+    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o)) GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, GpuCorpus, ::testing::ValuesIn(gpu_files()),
                          [](const auto& info) { return param_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuCorpus);
