@@ -49,13 +49,13 @@ class DotWriter {
     out_ += "  compound=true;\n  newrank=true;\n  fontname=\"Helvetica\";\n  fontsize=11;\n";
     out_ += fmt::format("  label=\"SDFG {}\";\n  labelloc=t;\n", dot_escape(sdfg.name));
     out_ += "  node [fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n";
-    auto sinks = region(sdfg.root, 1);
+    auto [starts, sinks] = region(sdfg.root, 1);
     if (sdfg.gpu_exit_sync) {
       std::string ret = fresh("ret");
       line(1, fmt::format("{} [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"return: host waits for all "
                           "GPU work\"];",
                           ret, kHostSyncFill));
-      for (auto& s : sinks) line(1, fmt::format("{} -> {} [{}style=bold];", s.anchor, ret, ltail(s)));
+      for (auto& s : sinks) line(1, fmt::format("{} -> {} [{}style=bold];", s.out, ret, ltail(s)));
     }
     // TODO(entry/exit tasklets): the external-sync pass (DESIGN.md §2, pass 7) will add entry and
     // exit tasklets that order the program against the external stream; the IR has no field for
@@ -71,8 +71,11 @@ class DotWriter {
   std::set<int> streams_;
   bool host_syncs_ = false;
 
+  /// Where control flow enters and leaves a block: invisible nodes at the top and the bottom of
+  /// its cluster (invisible edges keep the block's content between them, so control flow reads
+  /// top-down), or the block's single node.
   struct Anchor {
-    std::string anchor;   ///< a node inside the block's cluster (or the block's node)
+    std::string in, out;
     std::string cluster;  ///< "" when the block is a single node
   };
 
@@ -91,8 +94,9 @@ class DotWriter {
     return id;
   }
 
-  /// Draws the blocks of a region and its edges; returns the blocks without outgoing edges.
-  std::vector<Anchor> region(const Block& r, int indent) {
+  /// Draws the blocks of a region and its edges; returns its start block and the blocks without
+  /// outgoing edges.
+  std::pair<std::vector<Anchor>, std::vector<Anchor>> region(const Block& r, int indent) {
     std::vector<Anchor> anchors;
     int start = start_of(r);
     for (std::size_t b = 0; b < r.blocks.size(); ++b) anchors.push_back(block(*r.blocks[b], indent, static_cast<int>(b) == start));
@@ -110,25 +114,35 @@ class DotWriter {
       if (!e.host_waits.empty()) {
         // The host waits before it evaluates the edge's condition and assignments.
         std::string sync = host_sync_node(indent, e.host_waits, "");
-        line(indent, fmt::format("{} -> {} [{}style=bold];", from.anchor, sync, ltail(from)));
-        line(indent, fmt::format("{} -> {} [{}{}style=bold];", sync, to.anchor, lhead(to), attrs));
+        line(indent, fmt::format("{} -> {} [{}style=bold];", from.out, sync, ltail(from)));
+        line(indent, fmt::format("{} -> {} [{}{}style=bold];", sync, to.in, lhead(to), attrs));
       } else {
-        line(indent, fmt::format("{} -> {} [{}{}style=bold];", from.anchor, to.anchor, ltail(from) + lhead(to), attrs));
+        line(indent, fmt::format("{} -> {} [{}{}style=bold];", from.out, to.in, ltail(from) + lhead(to), attrs));
       }
     }
-    std::vector<Anchor> sinks;
+    std::vector<Anchor> starts, sinks;
+    if (start >= 0 && start < static_cast<int>(anchors.size())) starts.push_back(anchors[static_cast<std::size_t>(start)]);
     for (std::size_t b = 0; b < anchors.size(); ++b)
       if (!has_out[b]) sinks.push_back(anchors[b]);
-    return sinks;
+    return {starts, sinks};
   }
 
   Anchor open_cluster(int indent, const std::string& label, const std::string& style) {
-    Anchor a{fresh("b"), fresh("cluster_")};
+    Anchor a{fresh("b"), fresh("b"), fresh("cluster_")};
     line(indent, fmt::format("subgraph {} {{", a.cluster));
     line(indent + 1, fmt::format("label=\"{}\";", label));
     line(indent + 1, style);
-    line(indent + 1, fmt::format("{} [shape=point, style=invis, width=0, height=0, label=\"\"];", a.anchor));
+    for (auto* id : {&a.in, &a.out})
+      line(indent + 1, fmt::format("{} [shape=point, style=invis, width=0, height=0, label=\"\"];", *id));
     return a;
+  }
+
+  /// Keeps a region's blocks between the anchors of the cluster that holds it.
+  void enclose(const Anchor& a, const std::pair<std::vector<Anchor>, std::vector<Anchor>>& inner, const std::string& from,
+               int indent) {
+    for (auto& s : inner.first) line(indent, fmt::format("{} -> {} [style=invis];", from, s.in));
+    for (auto& s : inner.second) line(indent, fmt::format("{} -> {} [style=invis];", s.out, a.out));
+    if (inner.first.empty() && inner.second.empty()) line(indent, fmt::format("{} -> {} [style=invis];", from, a.out));
   }
 
   Anchor block(const Block& b, int indent, bool is_start) {
@@ -136,13 +150,13 @@ class DotWriter {
     switch (b.kind) {
       case BlockKind::State: {
         Anchor a = open_cluster(indent, "state " + dot_escape(b.label), "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
-        dataflow(b, indent + 1);
+        dataflow(b, a, indent + 1);
         line(indent, "}");
         return a;
       }
       case BlockKind::Region: {
         Anchor a = open_cluster(indent, "region " + dot_escape(b.label), std::string("style=dashed; color=\"#777777\"") + (is_start ? "; penwidth=2" : "") + ";");
-        region(b, indent + 1);
+        enclose(a, region(b, indent + 1), a.in, indent + 1);
         line(indent, "}");
         return a;
       }
@@ -153,29 +167,32 @@ class DotWriter {
                                                                 b.loop_condition.code,
                                                                 b.update_statement ? b.update_statement->code : ""));
         Anchor a = open_cluster(indent, dot_escape(head), std::string("style=\"rounded,bold\"; color=\"#3366aa\"") + (is_start ? "; penwidth=3" : "") + ";");
+        std::string from = a.in;
         if (!b.host_waits.empty()) {
           std::string sync = host_sync_node(indent + 1, b.host_waits, "before each loop test");
-          line(indent + 1, fmt::format("{} -> {} [style=invis];", a.anchor, sync));
+          line(indent + 1, fmt::format("{} -> {} [style=invis];", a.in, sync));
+          from = sync;
         }
-        region(b, indent + 1);
+        enclose(a, region(b, indent + 1), from, indent + 1);
         line(indent, "}");
         return a;
       }
       case BlockKind::Conditional: {
         Anchor a = open_cluster(indent, "conditional " + dot_escape(b.label), std::string("style=\"rounded,bold\"; color=\"#aa6633\"") + (is_start ? "; penwidth=3" : "") + ";");
-        std::string from = a.anchor;
+        std::string from = a.in;
         if (!b.host_waits.empty()) {
           std::string sync = host_sync_node(indent + 1, b.host_waits, "before the conditions");
-          line(indent + 1, fmt::format("{} -> {} [style=bold];", a.anchor, sync));
+          line(indent + 1, fmt::format("{} -> {} [style=bold];", a.in, sync));
           from = sync;
         }
         for (std::size_t i = 0; i < b.branches.size(); ++i) {
           auto& [cond, body] = b.branches[i];
           std::string head = cond ? (i == 0 ? "if " : "else if ") + cond->code : std::string("else");
           Anchor br = open_cluster(indent + 1, dot_escape(head), "style=dashed; color=\"#aa6633\";");
-          region(*body, indent + 2);
+          enclose(br, region(*body, indent + 2), br.in, indent + 2);
           line(indent + 1, "}");
-          line(indent + 1, fmt::format("{} -> {} [{}style=bold, label=\"{}\"];", from, br.anchor, lhead(br), dot_escape(head)));
+          line(indent + 1, fmt::format("{} -> {} [{}style=bold];", from, br.in, lhead(br)));
+          line(indent + 1, fmt::format("{} -> {} [{}style=invis];", br.out, a.out, ltail(br)));
         }
         line(indent, "}");
         return a;
@@ -184,22 +201,24 @@ class DotWriter {
       case BlockKind::Continue:
       case BlockKind::Return: {
         const char* what = b.kind == BlockKind::Break ? "break" : b.kind == BlockKind::Continue ? "continue" : "return";
-        Anchor a{fresh("b"), ""};
-        line(indent, fmt::format("{} [shape=cds, label=\"{} {}\"{}];", a.anchor, what, dot_escape(b.label), start_style));
+        std::string id = fresh("b");
+        Anchor a{id, id, ""};
+        line(indent, fmt::format("{} [shape=cds, label=\"{} {}\"{}];", id, what, dot_escape(b.label), start_style));
         return a;
       }
     }
     return {};
   }
 
-  /// One state's nodes (map scopes as nested clusters) and edges.
-  void dataflow(const Block& st, int indent) {
+  /// One state's nodes (map scopes as nested clusters) and edges, between the state's anchors.
+  void dataflow(const Block& st, const Anchor& a, int indent) {
     std::vector<std::string> ids(st.nodes.size());
     for (auto& id : ids) id = fresh("n");
     std::map<int, std::vector<int>> children;  // scope entry (-1: the state) -> nodes directly inside
     for (std::size_t i = 0; i < st.nodes.size(); ++i) children[st.nodes[i]->scope_entry].push_back(static_cast<int>(i));
     std::map<int, std::string> nested_anchor;  // NestedSDFG node -> the node edges attach to
     scope(st, -1, children, ids, indent, nested_anchor);
+    std::vector<bool> has_in(st.nodes.size(), false), has_out(st.nodes.size(), false);
     for (auto& e : st.edges) {
       if (e.src < 0 || e.dst < 0 || e.src >= static_cast<int>(ids.size()) || e.dst >= static_cast<int>(ids.size())) continue;
       std::string label;
@@ -227,18 +246,20 @@ class DotWriter {
         return it == nested_anchor.end() ? ids[static_cast<std::size_t>(n)] : it->second;
       };
       line(indent, fmt::format("{} -> {} [{}];", end(e.src), end(e.dst), fmt::join(attrs, ", ")));
+      has_out[static_cast<std::size_t>(e.src)] = has_in[static_cast<std::size_t>(e.dst)] = true;
     }
+    for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+      if (!has_in[i]) line(indent, fmt::format("{} -> {} [style=invis];", a.in, ids[i]));
+      if (!has_out[i]) line(indent, fmt::format("{} -> {} [style=invis];", ids[i], a.out));
+    }
+    if (st.nodes.empty()) line(indent, fmt::format("{} -> {} [style=invis];", a.in, a.out));
   }
 
   void scope(const Block& st, int entry, std::map<int, std::vector<int>>& children, const std::vector<std::string>& ids,
              int indent, std::map<int, std::string>& nested_anchor) {
     for (int i : children[entry]) {
       const Node& n = st.node(i);
-      if (n.kind == NodeKind::MapExit && i != entry && n.scope_entry == entry && entry >= 0) {
-        node(st, i, ids, indent, nested_anchor);  // the exit of this scope
-        continue;
-      }
-      if (n.kind != NodeKind::MapEntry) {
+      if (n.kind != NodeKind::MapEntry) {  // includes the scope's own MapExit
         node(st, i, ids, indent, nested_anchor);
         continue;
       }
@@ -292,7 +313,10 @@ class DotWriter {
         line(indent + 1, "style=\"rounded\"; color=\"#444444\"; penwidth=1.5;");
         line(indent + 1, fmt::format("{} [shape=box, style=\"rounded,bold\", label=\"{}\"];", id, dot_escape(n.label)));
         nested_anchor[i] = id;
-        if (n.sdfg) region(n.sdfg->root, indent + 1);
+        if (n.sdfg) {
+          auto [starts, sinks] = region(n.sdfg->root, indent + 1);
+          for (auto& s : starts) line(indent + 1, fmt::format("{} -> {} [style=invis];", id, s.in));
+        }
         line(indent, "}");
         break;
       }
