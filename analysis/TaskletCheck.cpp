@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "codegen/CodeWriter.h"
 #include "codegen/Codegen.h"
@@ -250,8 +252,6 @@ class UnitBuilder {
   }
 };
 
-std::string join(const std::vector<std::string>& v) { return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", ")); }
-
 }  // namespace
 
 std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options) {
@@ -493,6 +493,8 @@ bool is_unknown_name(unsigned id) {
          id == diag::err_undeclared_use || id == diag::err_unknown_typename || id == diag::err_no_member ||
          id == diag::err_unknown_typename_suggest || id == diag::err_undeclared_use_suggest;
 }
+
+std::string join(const std::vector<std::string>& v) { return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", ")); }
 
 /// The first 'quoted' word of a Clang message ("use of undeclared identifier 'foo'").
 std::string quoted_name(const std::string& message) {
