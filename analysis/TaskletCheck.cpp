@@ -56,6 +56,7 @@ struct Segment {
   std::vector<std::string> unbound;  ///< Tasklet: connectors without data (generated code omits them)
   std::vector<std::string> symbols;  ///< Tasklet: symbols in scope, for messages
   const SDFG* sdfg = nullptr;        ///< Tasklet: the SDFG the tasklet is in (its data containers)
+  int unit_line = 0;                 ///< Tasklet: the line of the unit its function starts at
 };
 
 struct Unit {
@@ -245,6 +246,7 @@ class UnitBuilder {
         case Binding::OutReference: f += fmt::format("    {0}& {1} = __sdfc_lvalue<{0}>();\n", c.ctype, c.name); break;
       }
     }
+    seg.unit_line = lines_ + 2;  // after the comment line
     append(f);
     unit_.segments.push_back(std::move(seg));
     append_segment(index, n.code.code);
@@ -300,7 +302,14 @@ class CollectDiagnostics : public clang::DiagnosticConsumer {
     std::string message;
   };
   std::vector<Error> errors;
-  std::vector<std::string> outside;  ///< errors no tasklet accounts for ("file:line: message")
+  /// Errors outside every segment that no "requested here" note attributes to one: in the unit's
+  /// own lines (e.g. after a tasklet with unbalanced braces) or in a header.
+  struct Outside {
+    std::string file;
+    int line;
+    std::string message;
+  };
+  std::vector<Outside> outside;
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
@@ -309,7 +318,7 @@ class CollectDiagnostics : public clang::DiagnosticConsumer {
       return;
     llvm::SmallString<256> text;
     info.FormatDiagnostic(text);
-    std::string where;
+    std::string file;
     int seg = -1, line = 0, column = 0;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       const clang::SourceManager& sm = info.getSourceManager();
@@ -318,26 +327,26 @@ class CollectDiagnostics : public clang::DiagnosticConsumer {
         seg = segment_of(p.getFilename());
         line = static_cast<int>(p.getLine());
         column = static_cast<int>(p.getColumn());
-        where = fmt::format("{}:{}: ", p.getFilename(), line);
+        file = p.getFilename();
       }
     }
     if (level == clang::DiagnosticsEngine::Note) {
       if (pending_ && seg >= 0) {
-        errors.push_back({seg, line, column, pending_->id, pending_->message});
+        errors.push_back({seg, line, column, 0, pending_->message});
         pending_.reset();
       }
       return;
     }
     flush_pending();
     if (seg >= 0) errors.push_back({seg, line, column, info.getID(), std::string(text)});
-    else pending_ = Error{-1, 0, 0, info.getID(), where + std::string(text)};
+    else pending_ = Outside{file, line, std::string(text)};
   }
   void finish() override { flush_pending(); }
 
  private:
-  std::optional<Error> pending_;
+  std::optional<Outside> pending_;
   void flush_pending() {
-    if (pending_) outside.push_back(pending_->message);
+    if (pending_) outside.push_back(*pending_);
     pending_.reset();
   }
 };
@@ -577,12 +586,35 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
     if (seg.device) continue;  // device code: CUDA/HIP built-ins are unknown to a host parse
     findings.push_back({e.segment, e.line, e.column, explain(seg, e.id, e.message), ""});
   }
-  if (!diags.outside.empty() && findings.empty())
+  // An error in the unit's own lines after a tasklet's function began: the tasklet's code left a
+  // brace or parenthesis open or closed one too many.
+  std::vector<CollectDiagnostics::Outside> unexplained;
+  std::set<int> unbalanced;
+  for (auto& o : diags.outside) {
+    int k = -1;
+    for (std::size_t i = 0; i < unit.segments.size(); ++i)
+      if (o.file == kUnitFile && unit.segments[i].kind == Segment::Tasklet && unit.segments[i].unit_line <= o.line)
+        k = static_cast<int>(i);
+    if (k < 0) {
+      unexplained.push_back(o);
+      continue;
+    }
+    const Segment& seg = unit.segments[static_cast<std::size_t>(k)];
+    if (seg.device || !unbalanced.insert(k).second) continue;  // the first such error says it
+    findings.push_back({k, 0, 0,
+                        fmt::format("tasklet \"{}\" does not compile: {} after the end of its code; check that its "
+                                    "braces and parentheses are balanced",
+                                    seg.label, o.message),
+                        ""});
+  }
+  if (!unexplained.empty() && findings.empty())
     throw UserError(Diagnostic{file, "", 0, 0,
                                fmt::format("cannot check CPP tasklets: Clang cannot parse the headers generated code "
                                            "includes ({}); this is an sdfc installation problem (runtime headers in {}, "
                                            "Clang resources in {})",
-                                           diags.outside.front(), runtime_include_dir, resources)});
+                                           fmt::format("{}:{}: {}", unexplained.front().file, unexplained.front().line,
+                                                       unexplained.front().message),
+                                           runtime_include_dir, resources)});
 
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.segment, a.line, a.column) < std::tie(b.segment, b.line, b.column);

@@ -106,6 +106,18 @@ TEST(TaskletCheck, OtherCompileErrorsAreReportedWithClangsMessage) {
   EXPECT_EQ(errors[0].column, 8);
 }
 
+TEST(TaskletCheck, UnbalancedBracesAreTheTaskletsFault) {
+  for (const char* code : {"b = a; }", "if (a > 0) {\n  b = a;"}) {
+    auto sdfg = cpp_program(code);
+    auto errors = check(*sdfg);
+    ASSERT_FALSE(errors.empty()) << code;
+    EXPECT_EQ(errors[0].pointer, tasklet_pointer(*sdfg) + "/attributes/code") << code;
+    EXPECT_NE(errors[0].message.find("tasklet \"scale\" does not compile: "), std::string::npos) << errors[0].str();
+    EXPECT_NE(errors[0].message.find("check that its braces and parentheses are balanced"), std::string::npos)
+        << errors[0].str();
+  }
+}
+
 TEST(TaskletCheck, KnownFunctionsSymbolsAndCastsPass) {
   auto sdfg = cpp_program(
       "double t = std::sqrt(std::fabs(a)) + exp(a) + pow(a, 2) + std::min(a, 2.0) + std::clamp(a, 0.0, 1.0);\n"
