@@ -11,9 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "codegen/Format.h"
+#include "compiler/Build.h"
 #include "compiler/Compile.h"
 #include "compiler/Run.h"
 #include "ir/Diagnostic.h"
+#include "ir/Dot.h"
 #include "ir/Dump.h"
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
@@ -37,6 +40,7 @@ commands:
   print FILE           print the SDFG as readable text
   convert IN OUT       read IN and write it as DaCe JSON to OUT (.sdfgz: gzip)
   compile FILE -o LIB  compile an SDFG into a shared library with DaCe's C ABI
+  dot FILE -o OUT      draw the SDFG after the passes as Graphviz DOT (.dot) or SVG (.svg)
   run FILE --inputs J  compile (cached), call once with the inputs in J, print the arrays
   help [COMMAND]       show help for a command
 
@@ -83,9 +87,32 @@ Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/s
   -o LIB.so               where to write the library (written atomically)
   --emit-source DIR       also write the generated sources and a C header into DIR (without -o:
                           stop before any compiler runs)
+  --format                run the generated sources through clang-format (sdfc's style; whitespace
+                          changes only); needs an sdfc built with Clang
   --print-after=NAME      print the IR after pass NAME (or "all")
   --time-passes           print the time of each stage and pass on stderr
   --stats                 print counts of what was compiled, and workspace sizes, on stderr
+
+CPP tasklets are checked with Clang before code is generated: identifiers that are neither
+connectors, symbols nor known functions (<cmath>, <cstdint>, <algorithm>, ..., sdfc's runtime,
+global_code), writes to input connectors and output connectors never written are errors, reported
+as FILE: /pointer/of/the/code:LINE:COLUMN: error: ... with the line and column inside the tasklet.
+An sdfc built without Clang skips the check and says so in a note.
+)";
+
+const char* kDotHelp = R"(usage: sdfc dot FILE -o OUT.dot|OUT.svg [--after=PASS] [options]
+
+Draws the SDFG in FILE after the pass pipeline as a Graphviz graph: states and control flow (loops
+and conditionals as clusters), dataflow with map scopes as clusters, tasklets with their code,
+nested SDFGs with their own control flow. What passes decided is drawn too: each GPU operation
+(kernel, GPU copy) coloured by its stream, host syncs as marked nodes, the ordered return.
+
+  -o OUT                  OUT.dot: the DOT text ("-": standard output); OUT.svg: rendered with
+                          Graphviz's dot program (apt-get install graphviz). Written atomically.
+  --after=PASS            stop after pass PASS (normalize, transient-lifetimes, stream-assignment,
+                          synchronization, workspace-layout), or "none" for the SDFG as read;
+                          default: every pass
+  --target, --transients, --gpu-streams, --gpu-arch   as for sdfc compile (they decide the passes)
 )";
 
 const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
@@ -208,7 +235,7 @@ CompileOptions to_compile(const Options& o) {
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
   std::string file, output, emit_dir, print_after;
-  bool time_passes = false, stats = false;
+  bool time_passes = false, stats = false, format = false;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -236,6 +263,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         time_passes = true;
       } else if (a == "--stats") {
         stats = true;
+      } else if (a == "--format") {
+        format = true;
       } else if (a.size() > 1 && a[0] == '-') {
         throw UsageError(fmt::format("unknown option '{}'", a));
       } else if (file.empty()) {
@@ -250,6 +279,11 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << kOptionsHelp;
     return kUsage;
   }
+  if (format && !formatting_available()) {
+    err << "sdfc compile: --format needs Clang, and this sdfc was built without it (SDFC_WITH_CLANG=OFF); rebuild "
+           "with libclang-cpp14-dev and libclang-14-dev installed, or drop --format\n";
+    return kUsage;
+  }
   CompileOptions co = to_compile(opts);
   auto clock = [] { return std::chrono::steady_clock::now(); };
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -262,12 +296,21 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     hooks.print_to = &out;
     hooks.time_passes = time_passes;
     hooks.time_to = &err;
+    hooks.notes_to = &err;
     if (time_passes) err << fmt::format("load+validate {:16.3f} ms\n", ms(t0, t1));
     if (co.target == Target::CPU && opts.gpu_streams > 0)
       err << "sdfc compile: note: --gpu-streams is ignored for --target cpu\n";
     auto program = generate_program(*sdfg, co, file, hooks);
     auto t2 = clock();
     if (time_passes) err << fmt::format("passes+codegen {:15.3f} ms\n", ms(t1, t2));
+    if (format) {
+      // Whitespace only; the formatted text is what is built, so it has its own cache entries
+      // (the cache key hashes the sources).
+      format_program(program);
+      auto t = clock();
+      if (time_passes) err << fmt::format("format {:23.3f} ms\n", ms(t2, t));
+      t2 = t;
+    }
     if (!emit_dir.empty()) emit_sources(program, emit_dir);
     if (stats) {
       std::size_t lines = 0;
@@ -295,6 +338,96 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     err << e.diagnostic().str() << "\n";
   }
   return kInvalid;
+}
+
+/// Renders DOT text to SVG with Graphviz's `dot` (no shell), atomically into `path`.
+bool write_svg(const std::string& path, const std::string& dot_text, std::ostream& err) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::string tmp_dot = tmp + ".dot", tmp_svg = tmp + ".svg";
+  if (!write_atomically(tmp_dot, dot_text, false, err)) return false;
+  ProcessResult r = run_process({"dot", "-Tsvg", "-o", tmp_svg, tmp_dot});
+  std::remove(tmp_dot.c_str());
+  if (r.status == -1) {
+    err << fmt::format("{}: error: cannot render SVG: Graphviz's dot program was not found in PATH ({}); install it "
+                       "(apt-get install graphviz) or write the DOT text instead (-o OUT.dot)\n",
+                       path, r.output);
+    return false;
+  }
+  if (r.status != 0) {
+    std::remove(tmp_svg.c_str());
+    std::string first = r.output.substr(0, std::min<std::size_t>(r.output.size(), 400));
+    while (!first.empty() && (first.back() == '\n' || first.back() == ' ')) first.pop_back();
+    err << fmt::format("{}: error: Graphviz's dot failed (exit {}) on the graph sdfc wrote: {}; this is an sdfc bug, "
+                       "please report it with the input file (-o OUT.dot writes the graph)\n",
+                       path, r.status, first);
+    return false;
+  }
+  if (std::rename(tmp_svg.c_str(), path.c_str()) != 0) {
+    std::remove(tmp_svg.c_str());
+    err << fmt::format("{}: error: cannot write the output file (is the directory writable?)\n", path);
+    return false;
+  }
+  return true;
+}
+
+int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options opts;
+  std::string file, output, after;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (is_help(a)) {
+        out << kDotHelp;
+        return kOk;
+      }
+      if (parse_option(args, i, opts)) continue;
+      if (a == "-o") {
+        if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
+        output = args[++i];
+      } else if (a == "--after" || a.rfind("--after=", 0) == 0) {
+        if (a == "--after" && i + 1 >= args.size()) throw UsageError("--after needs a pass name");
+        after = a == "--after" ? args[++i] : a.substr(8);
+        bool known = after == "none";
+        for (auto& n : pass_names()) known |= n == after;
+        if (!known)
+          throw UsageError(fmt::format("--after: unknown pass '{}'; passes: {}, or none", after, fmt::join(pass_names(), ", ")));
+      } else if (a == "--no-cache") {
+        // accepted for symmetry with compile; nothing is built
+      } else if (a.size() > 1 && a[0] == '-') {
+        throw UsageError(fmt::format("unknown option '{}'", a));
+      } else if (file.empty()) {
+        file = a;
+      } else {
+        throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+      }
+    }
+    if (file.empty()) throw UsageError("no input file");
+    if (output.empty()) throw UsageError("-o OUT.dot or -o OUT.svg is required");
+    if (output != "-" && !ends_with(output, ".dot") && !ends_with(output, ".svg"))
+      throw UsageError(fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
+  } catch (const UsageError& e) {
+    err << "sdfc dot: " << e.what() << "\n" << kDotHelp;
+    return kUsage;
+  }
+  auto sdfg = load(file, err);
+  if (!sdfg) return kInvalid;
+  try {
+    if (after != "none") {
+      PipelineHooks hooks;
+      hooks.stop_after = after;
+      run_pipeline(*sdfg, to_compile(opts), hooks);
+    }
+  } catch (const UserError& e) {
+    err << e.diagnostic().str() << "\n";
+    return kInvalid;
+  }
+  std::string text = write_dot(*sdfg);
+  if (output == "-") {
+    out << text;
+    return kOk;
+  }
+  if (ends_with(output, ".svg")) return write_svg(output, text, err) ? kOk : kInvalid;
+  return write_atomically(output, text, false, err) ? kOk : kInvalid;
 }
 
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -435,6 +568,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else if (rest[0] == "convert") out << kConvertHelp;
       else if (rest[0] == "compile") out << kCompileHelp << kOptionsHelp;
       else if (rest[0] == "run") out << kRunHelp << kOptionsHelp;
+      else if (rest[0] == "dot") out << kDotHelp;
       else {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;
@@ -446,6 +580,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (cmd == "convert") return cmd_convert(rest, out, err);
     if (cmd == "compile") return cmd_compile(rest, out, err);
     if (cmd == "run") return cmd_run(rest, out, err);
+    if (cmd == "dot") return cmd_dot(rest, out, err);
   } catch (const std::exception& e) {
     err << "sdfc: " << e.what() << "\n";
     return kInvalid;

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 
+#include "analysis/TaskletCheck.h"
 #include "ir/JsonReader.h"
 #include "ir/Validate.h"
 
@@ -72,6 +74,17 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
                                   const PipelineHooks& hooks) {
   try {
     run_pipeline(sdfg, options, hooks);
+    // The tasklet check reads the program after the passes (explicit connector types, schedules)
+    // and writes nothing into it; it is not a pass (analysis/TaskletCheck.h).
+    auto t0 = std::chrono::steady_clock::now();
+    TaskletCheckResult check = check_cpp_tasklets(sdfg, options, file, runtime_include_dir());
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("{:<27} {:9.3f} ms\n", "tasklet-check", ms);
+    if (!check.errors.empty()) throw InvalidInput(std::move(check.errors));
+    if (check.skipped && hooks.notes_to)
+      *hooks.notes_to << fmt::format("{}: note: {} CPP tasklet(s) not checked: this sdfc was built without Clang "
+                                     "(SDFC_WITH_CLANG=OFF)\n",
+                                     file, check.cpp_tasklets);
     return generate(sdfg, options, file);
   } catch (const UserError& e) {
     throw InvalidInput({e.diagnostic()});

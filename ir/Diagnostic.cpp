@@ -6,6 +6,7 @@ namespace sdfc {
 
 std::string Diagnostic::str() const {
   const std::string& f = file.empty() ? std::string("<input>") : file;
+  if (line > 0 && !pointer.empty()) return fmt::format("{}: {}:{}:{}: error: {}", f, pointer, line, column, message);
   if (line > 0) return fmt::format("{}:{}:{}: error: {}", f, line, column, message);
   return fmt::format("{}: {}: error: {}", f, pointer.empty() ? "/" : pointer, message);
 }

@@ -13,11 +13,13 @@ namespace sdfc {
 struct Diagnostic {
   std::string file;     ///< input file name, or "<input>" for in-memory sources
   std::string pointer;  ///< JSON pointer of the offending value ("" = whole document)
-  int line = 0;         ///< 1-based line for syntax errors, 0 when unknown
-  int column = 0;       ///< 1-based column for syntax errors
+  int line = 0;         ///< 1-based line (of the file, or inside the code at `pointer`), 0 when unknown
+  int column = 0;       ///< 1-based column, with `line`
   std::string message;  ///< lower-case, no final period
 
-  /// `file:line:col: error: message` or `file: /json/pointer: error: message`.
+  /// `file:line:col: error: message` (a place in the file, e.g. a JSON syntax error),
+  /// `file: /json/pointer: error: message`, or `file: /json/pointer:line:col: error: message` (a
+  /// place inside the code string at the pointer, e.g. a tasklet's code).
   std::string str() const;
 };
 

@@ -56,6 +56,7 @@ void run_pipeline(SDFG& sdfg, const CompileOptions& options, const PipelineHooks
     if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("pass {:<22} {:9.3f} ms\n", p.name, ms);
     if (hooks.print_to && (hooks.print_after == p.name || hooks.print_after == "all"))
       *hooks.print_to << fmt::format("// IR after {}\n", p.name) << dump(sdfg);
+    if (hooks.stop_after == p.name) break;
   }
 }
 

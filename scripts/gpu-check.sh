@@ -14,7 +14,7 @@ export PATH=/usr/local/cuda/bin:$PATH
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1; nvcc --version | tail -2
   g++ --version | head -1; cmake --version | head -1
 } > "$out/machine.txt" 2>&1
-cmake -S . -B build-gpu -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDFC_FUZZ=OFF -DSDFC_BUILD_BENCH=ON -DSDFC_GPU_BENCH=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
+cmake -S . -B build-gpu -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDFC_WITH_CLANG=OFF -DSDFC_FUZZ=OFF -DSDFC_BUILD_BENCH=ON -DSDFC_GPU_BENCH=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "build ok"

@@ -6,6 +6,11 @@
 #include <sstream>
 
 #include "TestUtil.h"
+#include "analysis/TaskletCheck.h"
+#include "codegen/Format.h"
+#include "compiler/Build.h"
+#include "ir/Builder.h"
+#include "ir/Dot.h"
 
 using namespace sdfc;
 using namespace sdfc::test;
@@ -34,7 +39,7 @@ TEST(Cli, HelpAndVersion) {
   auto r = run({"--help"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("usage: sdfc <command>"), std::string::npos);
-  for (const char* cmd : {"validate", "print", "convert"}) {
+  for (const char* cmd : {"validate", "print", "convert", "compile", "dot"}) {
     auto h = run({cmd, "--help"});
     EXPECT_EQ(h.rc, 0) << cmd;
     EXPECT_NE(h.out.find(std::string("usage: sdfc ") + cmd), std::string::npos) << cmd;
@@ -185,4 +190,122 @@ TEST(Cli, PrintAfterShowsTheDecisions) {
   EXPECT_NE(r.out.find("// IR after normalize"), std::string::npos);
   EXPECT_NE(r.out.find("schedule=CPU_Multicore"), std::string::npos);
   EXPECT_NE(r.out.find("storage=CPU_Heap"), std::string::npos);
+}
+
+namespace {
+/// A program whose CPP tasklet's code holds every character DOT labels must escape.
+std::string tricky_labels_sdfg() {
+  SDFGBuilder b("tricky");
+  b.symbol("N", DType::Int64).array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"});
+  auto s = b.state("compute \"quoted\" <state>");
+  s.mapped_tasklet("t{1}", {{"i", "0:N"}},
+                   {{"a", "A[i]"}}, "// \"quoted\" <tag> {braces} | back\\slash \\n \\l\nb = a < 1.0 ? a : -a;", {{"b", "B[i]"}});
+  for (auto& n : s.state().nodes)
+    if (n->kind == NodeKind::Tasklet) n->code.language = Language::CPP;
+  return write_sdfg(*b.build());
+}
+
+bool have_dot() { return run_process({"dot", "-V"}).status == 0; }
+}  // namespace
+
+TEST(Dot, EscapesLabels) {
+  EXPECT_EQ(dot_escape("a \"b\" <c> {d} \\e"), "a \\\"b\\\" <c> {d} \\\\e");
+  EXPECT_EQ(dot_escape("x\ny\n", "\\l"), "x\\ly\\l");
+  EXPECT_EQ(dot_escape("tab\there"), "tab    here");
+}
+
+TEST(Dot, WritesAValidGraphThatGraphvizRenders) {
+  std::string in = tmp_path("tricky.sdfg"), out = tmp_path("tricky.dot"), svg = tmp_path("tricky.svg");
+  std::ofstream(in) << tricky_labels_sdfg();
+  auto r = run({"dot", in, "-o", out});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string text = slurp(out);
+  EXPECT_EQ(text.rfind("digraph \"tricky\" {", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("label=\"state compute \\\"quoted\\\" <state>\""), std::string::npos) << text;
+  EXPECT_NE(text.find("// \\\"quoted\\\" <tag> {braces} | back\\\\slash \\\\n \\\\l\\l"), std::string::npos) << text;
+  if (!have_dot()) GTEST_SKIP() << "Graphviz's dot is not installed: the DOT text is not rendered";
+  auto rendered = run_process({"dot", "-Tsvg", "-o", svg, out});
+  EXPECT_EQ(rendered.status, 0) << rendered.output;
+  EXPECT_EQ(rendered.output, "");  // no warnings either
+  std::string image = slurp(svg);
+  EXPECT_NE(image.find("&lt;tag&gt; {braces} | back\\slash \\n \\l"), std::string::npos) << image;
+  // sdfc renders SVG itself too.
+  std::string direct = tmp_path("direct.svg");
+  auto r2 = run({"dot", in, "-o", direct});
+  ASSERT_EQ(r2.rc, 0) << r2.err;
+  EXPECT_NE(slurp(direct).find("<svg"), std::string::npos);
+}
+
+TEST(Dot, ColoursGpuWorkByStreamAfterThePasses) {
+  std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "corpus not found (SDFC_CORPUS)";
+  std::string in = corpus + "/cond_datadep_s/program_gpu.sdfg";
+  auto r = run({"dot", in, "--target", "cuda", "-o", "-"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("label=\"kernel sum_x_map[0:N] (GPU_Device), stream 0\";"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("xlabel=\"copy, stream 0\""), std::string::npos);
+  EXPECT_NE(r.out.find("host sync before the conditions\\nwaits for stream 0"), std::string::npos);
+  EXPECT_NE(r.out.find("return: host waits for all GPU work"), std::string::npos);
+  EXPECT_NE(r.out.find("subgraph cluster_legend"), std::string::npos);
+  // Before the stream and synchronization passes nothing is decided yet.
+  auto before = run({"dot", in, "--target", "cuda", "--after=normalize", "-o", "-"});
+  ASSERT_EQ(before.rc, 0) << before.err;
+  EXPECT_EQ(before.out.find("stream 0"), std::string::npos);
+  EXPECT_EQ(before.out.find("host sync"), std::string::npos);
+  if (!have_dot()) GTEST_SKIP() << "Graphviz's dot is not installed";
+  std::string out = tmp_path("gpu.dot");
+  ASSERT_EQ(run({"dot", in, "--target", "cuda", "-o", out}).rc, 0);
+  auto rendered = run_process({"dot", "-Tsvg", "-o", tmp_path("gpu.svg"), out});
+  EXPECT_EQ(rendered.status, 0) << rendered.output;
+  EXPECT_EQ(rendered.output, "");
+}
+
+TEST(Dot, UsageAndEnvironmentErrors) {
+  std::string in = data_path("small.sdfg");
+  EXPECT_EQ(run({"dot", in}).rc, 2);
+  auto ext = run({"dot", in, "-o", tmp_path("x.png")});
+  EXPECT_EQ(ext.rc, 2);
+  EXPECT_NE(ext.err.find("the output must end in .dot (DOT text) or .svg (rendered by Graphviz)"), std::string::npos);
+  auto pass = run({"dot", in, "--after=frobnicate", "-o", tmp_path("x.dot")});
+  EXPECT_EQ(pass.rc, 2);
+  EXPECT_NE(pass.err.find("--after: unknown pass 'frobnicate'"), std::string::npos);
+  // Without Graphviz's dot in PATH, .svg is a clear error and nothing is written.
+  std::string svg = tmp_path("nodot.svg");
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent-sdfc-test", 1);
+  auto r = run({"dot", in, "-o", svg});
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("Graphviz's dot program was not found in PATH"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(svg));
+  for (auto& f : std::filesystem::directory_iterator(std::filesystem::path(svg).parent_path()))
+    EXPECT_EQ(f.path().string().find("nodot.svg.tmp"), std::string::npos) << f.path();
+}
+
+TEST(Cli, TaskletErrorsFailCompileAndWriteNothing) {
+  if (!tasklet_check_available()) GTEST_SKIP() << "this sdfc has no Clang: CPP tasklets are not checked";
+  Json j = Json::parse(tricky_labels_sdfg());
+  for (auto& n : j["nodes"][0]["nodes"])
+    if (n["type"] == "Tasklet") n["attributes"]["code"]["string_data"] = "b = a + unknown_thing;";
+  std::string in = tmp_path("bad_tasklet.sdfg"), dir = tmp_path("bad_tasklet_src"), lib = tmp_path("bad_tasklet.so");
+  std::ofstream(in) << j.dump();
+  auto r = run({"compile", in, "-o", lib, "--emit-source", dir});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("/attributes/code:1:9: error: unknown identifier 'unknown_thing' in tasklet \"t{1}\""), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  EXPECT_FALSE(std::filesystem::exists(lib));
+}
+
+TEST(Cli, WithoutClangTaskletsAreSkippedWithANoteAndFormatIsAnError) {
+  if (tasklet_check_available() || formatting_available()) GTEST_SKIP() << "this sdfc has Clang";
+  std::string in = tmp_path("noclang.sdfg");
+  std::ofstream(in) << tricky_labels_sdfg();
+  auto r = run({"compile", in, "--emit-source", tmp_path("noclang_src")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("note: 1 CPP tasklet(s) not checked: this sdfc was built without Clang (SDFC_WITH_CLANG=OFF)"),
+            std::string::npos)
+      << r.err;
+  auto f = run({"compile", in, "--emit-source", tmp_path("noclang_src"), "--format"});
+  EXPECT_EQ(f.rc, 2);
+  EXPECT_NE(f.err.find("--format needs Clang, and this sdfc was built without it"), std::string::npos) << f.err;
 }

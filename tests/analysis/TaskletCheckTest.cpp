@@ -1,0 +1,217 @@
+// The Clang tasklet check (analysis/TaskletCheck.h): its error messages, their JSON pointers and
+// line:column inside the tasklet, and no false positives on real DaCe tasklets. Built only with
+// SDFC_WITH_CLANG.
+#include "analysis/TaskletCheck.h"
+
+#include <filesystem>
+
+#include "TestUtil.h"
+#include "compiler/Compile.h"
+#include "ir/Builder.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+
+namespace {
+
+/// A one-map program `B[i] = f(A[i])` whose tasklet is CPP `code`; `extra_in` adds a second input.
+std::unique_ptr<SDFG> cpp_program(const std::string& code, ScheduleType schedule = ScheduleType::Default) {
+  SDFGBuilder b("prog");
+  b.symbol("N", DType::Int64).array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"});
+  if (schedule == ScheduleType::GPU_Device) {
+    b.array("gA", DType::Float64, {"N"}, true, StorageType::GPU_Global).array("gB", DType::Float64, {"N"}, true, StorageType::GPU_Global);
+  }
+  auto s = b.state("compute");
+  bool gpu = schedule == ScheduleType::GPU_Device;
+  s.mapped_tasklet("scale", {{"i", "0:N"}}, {{"a", gpu ? "gA[i]" : "A[i]"}}, code, {{"b", gpu ? "gB[i]" : "B[i]"}}, schedule);
+  for (auto& n : s.state().nodes)
+    if (n->kind == NodeKind::Tasklet) n->code.language = Language::CPP;
+  return b.build();
+}
+
+/// The tasklet's node pointer in a cpp_program.
+std::string tasklet_pointer(const SDFG& sdfg) {
+  const Block& st = *sdfg.root.blocks[0];
+  for (std::size_t i = 0; i < st.nodes.size(); ++i)
+    if (st.nodes[i]->kind == NodeKind::Tasklet) return "/nodes/0/nodes/" + std::to_string(i);
+  return "";
+}
+
+std::vector<Diagnostic> check(SDFG& sdfg, Target target = Target::CPU) {
+  CompileOptions o;
+  o.target = target;
+  run_pipeline(sdfg, o);
+  return check_cpp_tasklets(sdfg, o, "prog.sdfg", runtime_include_dir()).errors;
+}
+
+}  // namespace
+
+TEST(TaskletCheck, UnknownIdentifierNamesTheTaskletAndLineColumn) {
+  auto sdfg = cpp_program("double t = a * 2.0;\nif (t > 1.0) {\n  t = clamp_to_one(t);\n}\nb = t;");
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].pointer, tasklet_pointer(*sdfg) + "/attributes/code");
+  EXPECT_EQ(errors[0].line, 3);
+  EXPECT_EQ(errors[0].column, 7);
+  EXPECT_EQ(errors[0].str(),
+            "prog.sdfg: " + tasklet_pointer(*sdfg) +
+                "/attributes/code:3:7: error: unknown identifier 'clamp_to_one' in tasklet \"scale\": not a connector "
+                "(inputs: a; outputs: b), a symbol (N, i), nor a function or constant declared by <cstddef>, <cstdint>, "
+                "<cmath>, <cstring>, <new>, <algorithm>, sdfc's runtime or the SDFG's global_code; fix the name, add a "
+                "connector, or declare it in global_code");
+}
+
+TEST(TaskletCheck, WriteToAnInputConnector) {
+  auto sdfg = cpp_program("b = a;\na += 1.0;");
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].str(), "prog.sdfg: " + tasklet_pointer(*sdfg) +
+                                 "/attributes/code:2:1: error: tasklet \"scale\" writes to input connector 'a'; inputs "
+                                 "are read-only: write the result to an output connector (with a memlet to the data) "
+                                 "instead");
+}
+
+TEST(TaskletCheck, OutputNeverWritten) {
+  auto sdfg = cpp_program("double t = a * 2.0;\n(void)t;");
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].str(), "prog.sdfg: " + tasklet_pointer(*sdfg) +
+                                 "/attributes/out_connectors/b: error: output connector 'b' of tasklet \"scale\" is "
+                                 "never written; assign it in the code (b = ...;) or remove the connector and its memlet");
+}
+
+TEST(TaskletCheck, OutputWrittenThroughAReferenceCounts) {
+  auto sdfg = cpp_program("double& r = b;\nr = a;");
+  EXPECT_TRUE(check(*sdfg).empty());
+  auto swapped = cpp_program("double t = a;\nstd::swap(b, t);");
+  EXPECT_TRUE(check(*swapped).empty());
+}
+
+TEST(TaskletCheck, DataContainerUsedDirectly) {
+  auto sdfg = cpp_program("b = A[i] + a;");
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 1);
+  EXPECT_EQ(errors[0].column, 5);
+  EXPECT_NE(errors[0].message.find("uses data container 'A' directly; a tasklet sees data only through its connectors"),
+            std::string::npos)
+      << errors[0].message;
+}
+
+TEST(TaskletCheck, OtherCompileErrorsAreReportedWithClangsMessage) {
+  auto sdfg = cpp_program("b = a +;");
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "tasklet \"scale\" does not compile: expected expression");
+  EXPECT_EQ(errors[0].column, 8);
+}
+
+TEST(TaskletCheck, UnbalancedBracesAreTheTaskletsFault) {
+  for (const char* code : {"b = a; }", "if (a > 0) {\n  b = a;"}) {
+    auto sdfg = cpp_program(code);
+    auto errors = check(*sdfg);
+    ASSERT_FALSE(errors.empty()) << code;
+    EXPECT_EQ(errors[0].pointer, tasklet_pointer(*sdfg) + "/attributes/code") << code;
+    EXPECT_NE(errors[0].message.find("tasklet \"scale\" does not compile: "), std::string::npos) << errors[0].str();
+    EXPECT_NE(errors[0].message.find("check that its braces and parentheses are balanced"), std::string::npos)
+        << errors[0].str();
+  }
+}
+
+TEST(TaskletCheck, KnownFunctionsSymbolsAndCastsPass) {
+  auto sdfg = cpp_program(
+      "double t = std::sqrt(std::fabs(a)) + exp(a) + pow(a, 2) + std::min(a, 2.0) + std::clamp(a, 0.0, 1.0);\n"
+      "int64_t k = static_cast<int64_t>(N) + i + INT32_MAX;\n"
+      "b = t + static_cast<double>(k) + M_PI + sdfc::rt::floordiv(k, 2) + sdfc::rt::max(a, 1);");
+  auto errors = check(*sdfg);
+  for (auto& e : errors) ADD_FAILURE() << e.str();
+}
+
+TEST(TaskletCheck, GlobalCodeDeclaresFunctions) {
+  auto sdfg = cpp_program("b = twice(a);");
+  sdfg->global_code.code = "static inline double twice(double x) { return 2 * x; }";
+  EXPECT_TRUE(check(*sdfg).empty());
+  auto broken = cpp_program("b = a;");
+  broken->global_code.code = "static inline double twice(double x) { return 2 * y; }";
+  auto errors = check(*broken);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].str(), "prog.sdfg: /attributes/global_code:1:51: error: global_code does not compile: use of "
+                             "undeclared identifier 'y'");
+}
+
+TEST(TaskletCheck, DeviceTaskletsMayUseGpuBuiltinsButConnectorsAreChecked) {
+  // Inside a GPU kernel, CUDA built-ins are unknown to a host parse: not reported.
+  auto sdfg = cpp_program("b = a + threadIdx.x;", ScheduleType::GPU_Device);
+  EXPECT_TRUE(check(*sdfg, Target::CUDA).empty());
+  auto writes_input = cpp_program("a = 1.0;\nb = a;", ScheduleType::GPU_Device);
+  auto errors = check(*writes_input, Target::CUDA);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("writes to input connector 'a'"), std::string::npos);
+}
+
+TEST(TaskletCheck, ManyTaskletsMapBackToTheirOwnPointers) {
+  SDFGBuilder b("many");
+  b.symbol("N", DType::Int64);
+  for (int k = 0; k <= 3; ++k) b.array("t" + std::to_string(k), DType::Float64, {"N"});
+  auto s = b.state("s");
+  std::map<std::string, int> outer;
+  for (int k = 0; k < 3; ++k)
+    s.mapped_tasklet("m" + std::to_string(k), {{"i", "0:N"}}, {{"a", "t" + std::to_string(k) + "[i]"}},
+                     k == 1 ? "\n\n  b = nope;" : "b = a;", {{"b", "t" + std::to_string(k + 1) + "[i]"}},
+                     ScheduleType::Default, &outer);
+  std::string bad;
+  for (std::size_t i = 0; i < s.state().nodes.size(); ++i) {
+    auto& n = s.state().nodes[i];
+    if (n->kind != NodeKind::Tasklet) continue;
+    n->code.language = Language::CPP;
+    if (n->label == "m1") bad = "/nodes/0/nodes/" + std::to_string(i) + "/attributes/code";
+  }
+  auto sdfg = b.build();
+  auto errors = check(*sdfg);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].pointer, bad);
+  EXPECT_EQ(errors[0].line, 3);
+  EXPECT_EQ(errors[0].column, 7);
+}
+
+// Every CPP tasklet of every corpus program (CPU programs for the CPU, GPU programs for CUDA) and
+// of the FileCheck inputs passes the check.
+TEST(TaskletCheck, NoFalsePositivesOnTheCorpus) {
+  std::vector<std::pair<std::string, Target>> files;
+  std::string corpus = corpus_dir();
+  if (!corpus.empty())
+    for (auto& c : std::filesystem::directory_iterator(corpus))
+      if (c.is_directory())
+        for (auto& f : std::filesystem::directory_iterator(c.path()))
+          if (f.path().extension() == ".sdfg")
+            files.emplace_back(f.path().string(),
+                               f.path().filename().string().rfind("program_gpu", 0) == 0 ? Target::CUDA : Target::CPU);
+  for (const char* target : {"cpu", "cuda"})
+    for (auto& f : std::filesystem::directory_iterator(std::string(SDFC_CODEGEN_TESTS) + "/" + target))
+      if (f.path().extension() == ".sdfg" && f.path().filename().string().rfind("error_", 0) != 0)
+        files.emplace_back(f.path().string(), std::string(target) == "cuda" ? Target::CUDA : Target::CPU);
+  ASSERT_FALSE(files.empty());
+  int tasklets = 0;
+  for (auto& [path, target] : files) {
+    auto sdfg = load_sdfg_file(path);
+    CompileOptions o;
+    o.target = target;
+    run_pipeline(*sdfg, o);
+    auto r = check_cpp_tasklets(*sdfg, o, path, runtime_include_dir());
+    for (auto& e : r.errors) ADD_FAILURE() << e.str();
+    tasklets += r.cpp_tasklets;
+  }
+  EXPECT_GE(tasklets, corpus.empty() ? 1 : 3);
+  if (corpus.empty()) GTEST_SKIP() << "corpus not found (SDFC_CORPUS): checked only the FileCheck inputs";
+}
+
+TEST(TaskletCheck, CompileReportsTheErrorsAndWritesNothing) {
+  auto sdfg = cpp_program("b = a * undefined_scale;");
+  try {
+    generate_program(*sdfg, CompileOptions{}, "prog.sdfg");
+    ADD_FAILURE() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_NE(e.diagnostics()[0].message.find("unknown identifier 'undefined_scale'"), std::string::npos);
+  }
+}
