@@ -70,10 +70,11 @@ Exit code 1 (with diagnostics) when FILE is invalid.
 
 const char* kOptionsHelp = R"(
 compile options (also for run):
-  --target cpu|cuda|hip   code to generate (default cpu; cuda and hip are not implemented yet)
+  --target cpu|cuda|hip   code to generate (default cpu; hip is compiled, never run here)
   --gpu-arch ARCH         GPU architecture (default sm_90 for cuda, gfx90a for hip)
   --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
-  --gpu-streams N         GPU streams (N >= 0; ignored on the cpu)
+  --gpu-streams N         0: all GPU work on one stream (default); N >= 1: up to N internal
+                          streams ordered by events; ignored on the cpu
   --no-cache              always build; do not use or fill the build cache ($SDFC_CACHE_DIR)
 )";
 
