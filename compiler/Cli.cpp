@@ -21,6 +21,7 @@
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
+#include "passes/VerifySync.h"
 
 #ifndef SDFC_VERSION
 #define SDFC_VERSION "0.0.0"
@@ -93,6 +94,9 @@ Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/s
   --print-after=NAME      print the IR after pass NAME (or "all")
   --time-passes           print the time of each stage and pass on stderr
   --stats                 print counts of what was compiled, and workspace sizes, on stderr
+  --verify-sync           prove the schedule's synchronization (every conflicting pair of
+                          accesses by two streams or a stream and the host is ordered) before
+                          writing anything; a race is an error naming both accesses
 
 CPP tasklets are checked with Clang before code is generated: identifiers that are neither
 connectors, symbols nor known functions (<cmath>, <cstdint>, <algorithm>, ..., sdfc's runtime,
@@ -236,7 +240,7 @@ CompileOptions to_compile(const Options& o) {
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
   std::string file, output, emit_dir, print_after;
-  bool time_passes = false, stats = false, format = false;
+  bool time_passes = false, stats = false, format = false, verify = false;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -266,6 +270,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         stats = true;
       } else if (a == "--format") {
         format = true;
+      } else if (a == "--verify-sync") {
+        verify = true;
       } else if (a.size() > 1 && a[0] == '-') {
         throw UsageError(fmt::format("unknown option '{}'", a));
       } else if (file.empty()) {
@@ -304,6 +310,21 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     auto program = generate_program(*sdfg, co, file, hooks);
     auto t2 = clock();
     if (time_passes) err << fmt::format("passes+codegen {:15.3f} ms\n", ms(t1, t2));
+    if (verify) {
+      SyncReport report = verify_sync(*sdfg, co);
+      auto t = clock();
+      if (time_passes) err << fmt::format("verify-sync {:18.3f} ms\n", ms(t2, t));
+      t2 = t;
+      for (auto& race : report.races) err << fmt::format("{}: error: race: {}\n", file, race);
+      if (!report.ok()) {
+        err << fmt::format("{}: {} unordered pair(s) of accesses; this is an sdfc bug in the synchronization pass, please report "
+                           "it with the input file and options\n",
+                           file, report.races.size());
+        return kInvalid;
+      }
+      err << fmt::format("verify-sync: {} control-flow path(s){}, every conflicting access ordered{}\n", report.paths,
+                         report.bounded ? " (bounded)" : "", co.target == Target::CPU ? " (CPU: one agent, nothing to order)" : "");
+    }
     if (format) {
       // Whitespace only; the formatted text is what is built, so it has its own cache entries
       // (the cache key hashes the sources).

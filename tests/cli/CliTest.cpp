@@ -309,3 +309,14 @@ TEST(Cli, WithoutClangTaskletsAreSkippedWithANoteAndFormatIsAnError) {
   EXPECT_EQ(f.rc, 2);
   EXPECT_NE(f.err.find("--format needs Clang, and this sdfc was built without it"), std::string::npos) << f.err;
 }
+
+TEST(Cli, VerifySyncProvesTheScheduleAndWorkspaceStatsArePrinted) {
+  std::string dir = tmp_path("verify");
+  auto r = run({"compile", SDFC_SAMPLES "/seed002.sdfg", "--target", "cuda", "--gpu-streams", "2", "--verify-sync", "--emit-source", dir});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("control-flow path(s), every conflicting access ordered"), std::string::npos) << r.err;
+  // --stats reports each External workspace with and without byte sharing.
+  auto s = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--transients", "external", "--stats", "--emit-source", dir});
+  ASSERT_EQ(s.rc, 0) << s.err;
+  EXPECT_EQ(s.err.find("workspace"), std::string::npos) << "axpy has no transients: " << s.err;
+}
