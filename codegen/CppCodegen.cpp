@@ -310,7 +310,10 @@ class Generator {
     emit_region(c, c.sdfg->root, c.ptr, w);
     if (c.exit_used) w.line("__exit:;");
     if (gpu_ && c.sdfg->gpu_exit_sync) {
-      if (c.root) w.line(fmt::format("sdfc::gpu::exit_call({});  // synchronization pass: the return orders after all GPU work", kCtx));
+      if (c.root)
+        w.line(fmt::format("sdfc::gpu::exit_call({}, {{{}}});  // external-sync pass: the caller's stream waits for the streams; "
+                           "synchronization pass: the return orders after all GPU work",
+                           kCtx, fmt::join(root_.sync_streams, ", ")));
       else host_waits({0}, w);
     }
     for (auto& f : frees) w.line(free_line(f, *c.data(f)));
@@ -1229,7 +1232,8 @@ GeneratedProgram Generator::run() {
   w.line("if (!__state) return;");
   if (gpu_) {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
-    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({})) return;  // order after the previous call", kCtx));
+    w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}", root_.sync_streams.empty() ? "" : fmt::format("; streams {} wait for it", fmt::join(root_.sync_streams, ", "))));
+    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx, fmt::join(root_.sync_streams, ", ")));
   }
   for (auto& [s, v] : by_storage) {
     w.open(fmt::format("if (!__state->__0_{})", ident(v.front().first)));

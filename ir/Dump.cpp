@@ -46,7 +46,12 @@ class Dumper {
     if (!s.init_code.code.empty()) line(ind + 1, "init_code: " + quote_lines(s.init_code.code));
     if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
     region_body(s.root, ind + 1);
+    if (s.external_sync)
+      line(ind + 1, fmt::format("entry: the caller's stream waits for the previous call if it changed; {}", s.sync_streams.empty() ? "all work runs on the caller's stream" : "internal" + ints("streams", s.sync_streams) + " wait for the caller's stream"));
     if (s.gpu_exit_sync) line(ind + 1, "return: ordered after all GPU work (exit_call)");
+    if (s.external_sync)
+      line(ind + 1, fmt::format("exit: {}the caller's stream records the cross-call event; without an external stream the host waits for it",
+                                s.sync_streams.empty() ? "" : "the caller's stream waits for" + ints("streams", s.sync_streams) + "; "));
     for (auto& ws : s.workspaces)
       line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}", to_string(ws.storage),
                                 ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment, join_names(ws.members)));

@@ -213,6 +213,14 @@ struct SDFG {
   bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
   std::vector<Workspace> workspaces;  ///< workspace-layout (root only), ordered by storage
   int num_events = 0;                 ///< synchronization: events the program uses (root only)
+  /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
+  /// stream (or the default stream) waits for the previous call when the caller's stream changed,
+  /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits
+  /// for each of `sync_streams`, records the cross-call event, and — without an external stream
+  /// — the host waits for it. `sync_streams`: the internal streams the program uses (empty with
+  /// --gpu-streams 0, where all work runs on the caller's stream itself).
+  bool external_sync = false;
+  std::vector<int> sync_streams;
 
   SDFG() { root.type_name = "SDFG"; }
   const DataDesc* find_data(const std::string& n) const;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "ir/Dump.h"
+#include "passes/ExternalSync.h"
 #include "passes/Normalize.h"
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
@@ -19,8 +20,9 @@ struct Pass {
   std::function<void(SDFG&, const CompileOptions&)> run;
 };
 
-/// The pipeline, in order (DESIGN.md §2). Passes still to come (pool-legality between
-/// stream-assignment and synchronization, external-sync last) are added here as they land.
+/// The pipeline, in order (DESIGN.md §2). The pool-legality check (between stream-assignment and
+/// synchronization in DESIGN.md) is not here yet: pooled transients are allocated and freed on
+/// stream 0, which every multi-stream state forks from and joins into, so none can be unsafe.
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
       // normalize first: every later pass reads explicit schedules, storage and connector types.
@@ -33,6 +35,8 @@ const std::vector<Pass>& passes() {
       // after synchronization: bytes are shared only between uses that stream order or host
       // waits already order, and the layout reads the stream of every operation.
       {"workspace-layout", lay_out_workspaces},
+      // last: the entry and exit order the streams every earlier pass decided.
+      {"external-sync", inject_external_sync},
   };
   return list;
 }

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "sdfc/gpu_portability.h"
@@ -427,6 +428,55 @@ inline bool enter_call(Context& ctx) {
 /// so the results are visible to the host on return.
 inline bool exit_call(Context& ctx) {
   bool ok = join_internal_streams(ctx);
+  ok = record_call_end(ctx) && ok;
+  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
+  return ok;
+}
+
+// ------------------------------------------------- entry / exit of the streams a program uses
+// What the external-sync pass decided: only the internal streams the program uses are forked from
+// and joined into the anchor (the caller's stream, or the default stream).
+
+/// Each stream of `ids` waits on the anchor (the work queued there so far, and through it the
+/// previous call).
+inline bool fork_streams(Context& ctx, std::initializer_list<int> ids) {
+  if (ctx.num_streams == 0 || ids.size() == 0) return true;
+  Stream anchor = anchor_stream(ctx);
+  if (!SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, anchor))) return false;
+  bool ok = true;
+  for (int i : ids) {
+    Stream s = stream(ctx, i);
+    if (s != anchor) ok = SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(s, ctx.sync_event)) && ok;
+  }
+  return ok;
+}
+
+/// The anchor waits on each stream of `ids` (each records the scratch event; a wait captures the
+/// record made just before it).
+inline bool join_streams(Context& ctx, std::initializer_list<int> ids) {
+  if (ctx.num_streams == 0) return true;
+  Stream anchor = anchor_stream(ctx);
+  bool ok = true;
+  for (int i : ids) {
+    Stream s = stream(ctx, i);
+    if (s == anchor) continue;
+    ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) && SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.sync_event)) && ok;
+  }
+  return ok;
+}
+
+/// Program entry: drain a foreign pending error, order after the previous call (when the caller's
+/// stream changed), fork the streams the program uses.
+inline bool enter_call(Context& ctx, std::initializer_list<int> ids) {
+  drain_pending_error();
+  bool ok = order_after_previous_call(ctx);
+  return fork_streams(ctx, ids) && ok;
+}
+
+/// Program exit: join the streams the program uses, record the cross-call event on the anchor,
+/// and — without an external stream — wait for the anchor (results visible to the host).
+inline bool exit_call(Context& ctx, std::initializer_list<int> ids) {
+  bool ok = join_streams(ctx, ids);
   ok = record_call_end(ctx) && ok;
   if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
   return ok;
