@@ -57,9 +57,18 @@ class DotWriter {
                           ret, kHostSyncFill));
       for (auto& s : sinks) line(1, fmt::format("{} -> {} [{}style=bold];", s.out, ret, ltail(s)));
     }
-    // TODO(entry/exit tasklets): the external-sync pass (DESIGN.md §2, pass 7) will add entry and
-    // exit tasklets that order the program against the external stream; the IR has no field for
-    // them yet. Draw them here, before the first and after the last block, once it has.
+    if (sdfg.external_sync && !sdfg.sync_streams.empty()) {  // the external-sync pass's entry and exit
+      std::vector<std::string> ss;
+      for (int x : sdfg.sync_streams) ss.push_back(std::to_string(x));
+      line(1, fmt::format("entry [shape=house, style=filled, fillcolor=\"#dddddd\", label=\"entry: streams {} wait for the caller's "
+                          "stream\\n(and the previous call)\"];",
+                          fmt::join(ss, ", ")));
+      line(1, fmt::format("exit [shape=invhouse, style=filled, fillcolor=\"#dddddd\", label=\"exit: the caller's stream waits for "
+                          "streams {}\\nand records the cross-call event\"];",
+                          fmt::join(ss, ", ")));
+      for (auto& s : starts) line(1, fmt::format("entry -> {} [{}style=bold];", s.in, lhead(s)));
+      for (auto& s : sinks) line(1, fmt::format("{} -> exit [{}style=bold];", s.out, ltail(s)));
+    }
     legend();
     out_ += "}\n";
     return out_;
@@ -70,6 +79,7 @@ class DotWriter {
   int next_ = 0;
   std::set<int> streams_;
   bool host_syncs_ = false;
+  bool events_drawn_ = false;
 
   /// Where control flow enters and leaves a block: invisible nodes at the top and the bottom of
   /// its cluster (invisible edges keep the block's content between them, so control flow reads
@@ -149,7 +159,17 @@ class DotWriter {
     std::string start_style = is_start ? ", penwidth=2" : "";
     switch (b.kind) {
       case BlockKind::State: {
-        Anchor a = open_cluster(indent, "state " + dot_escape(b.label), "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
+        std::string title = "state " + dot_escape(b.label);
+        if (b.fork_event >= 0) {
+          std::vector<std::string> forked, joined;
+          for (int s : b.fork_streams) forked.push_back(std::to_string(s));
+          for (auto& [s, e] : b.join_events) joined.push_back(std::to_string(s));
+          title += fmt::format("\\n{}{} from stream 0 (event {})", forked.size() == 1 ? "stream " + forked[0] + " forks" : fmt::format("streams {} fork", fmt::join(forked, ", ")),
+                               "", b.fork_event);
+          if (!joined.empty())
+            title += fmt::format("; {} into stream 0 at the end", joined.size() == 1 ? "stream " + joined[0] + " joins" : fmt::format("streams {} join", fmt::join(joined, ", ")));
+        }
+        Anchor a = open_cluster(indent, title, "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
         dataflow(b, a, indent + 1);
         line(indent, "}");
         return a;
@@ -238,9 +258,6 @@ class DotWriter {
         attrs.push_back(fmt::format("color=\"{}\", fontcolor=\"{}\", penwidth=2.5", stream_color(e.stream), stream_color(e.stream)));
         attrs.back() += fmt::format(", xlabel=\"copy, stream {}\"", e.stream);
       }
-      // TODO(events): once the synchronization pass records events between streams (multi-stream,
-      // --gpu-streams N >= 1; the IR has no events yet), draw each as a dashed edge from the GPU
-      // operation that records it to the one that waits for it, in the recording stream's colour.
       auto end = [&](int n) {
         auto it = nested_anchor.find(n);
         return it == nested_anchor.end() ? ids[static_cast<std::size_t>(n)] : it->second;
@@ -248,11 +265,42 @@ class DotWriter {
       line(indent, fmt::format("{} -> {} [{}];", end(e.src), end(e.dst), fmt::join(attrs, ", ")));
       has_out[static_cast<std::size_t>(e.src)] = has_in[static_cast<std::size_t>(e.dst)] = true;
     }
+    events(st, ids, nested_anchor, indent);
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       if (!has_in[i]) line(indent, fmt::format("{} -> {} [style=invis];", a.in, ids[i]));
       if (!has_out[i]) line(indent, fmt::format("{} -> {} [style=invis];", ids[i], a.out));
     }
     if (st.nodes.empty()) line(indent, fmt::format("{} -> {} [style=invis];", a.in, a.out));
+  }
+
+  /// Events between streams (synchronization pass): a dashed edge, in the recording stream's
+  /// colour, from the operation that records the event to each operation whose stream waits for it.
+  void events(const Block& st, const std::vector<std::string>& ids, const std::map<int, std::string>& nested_anchor, int indent) {
+    auto at = [&](int n) {
+      auto it = nested_anchor.find(n);
+      return it == nested_anchor.end() ? ids[static_cast<std::size_t>(n)] : it->second;
+    };
+    std::map<int, std::pair<std::string, int>> recorded;  // event -> (DOT node after the operation, stream)
+    std::vector<std::pair<int, std::string>> waits;       // (event, DOT node before the operation)
+    for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+      const Node& n = *st.nodes[i];
+      if (n.stream < 0) continue;
+      int after = n.kind == NodeKind::MapEntry ? n.scope_exit : static_cast<int>(i);
+      if (n.record_event >= 0) recorded[n.record_event] = {at(after), n.stream};
+      for (int e : n.wait_events) waits.emplace_back(e, at(static_cast<int>(i)));
+    }
+    for (auto& e : st.edges) {
+      if (e.stream < 0) continue;
+      if (e.record_event >= 0) recorded[e.record_event] = {at(e.dst), e.stream};
+      for (int ev : e.wait_events) waits.emplace_back(ev, at(e.src));
+    }
+    for (auto& [ev, to] : waits) {
+      auto it = recorded.find(ev);
+      if (it == recorded.end()) continue;
+      line(indent, fmt::format("{} -> {} [style=dashed, constraint=false, color=\"{}\", fontcolor=\"{}\", label=\"event {}\"];",
+                               it->second.first, to, stream_color(it->second.second), stream_color(it->second.second), ev));
+      events_drawn_ = true;
+    }
   }
 
   void scope(const Block& st, int entry, std::map<int, std::vector<int>>& children, const std::vector<std::string>& ids,
@@ -328,7 +376,7 @@ class DotWriter {
   }
 
   void legend() {
-    if (streams_.empty() && !host_syncs_) return;
+    if (streams_.empty() && !host_syncs_ && !events_drawn_) return;
     line(1, "subgraph cluster_legend {");
     line(2, "label=\"legend\"; style=dashed; color=\"#999999\";");
     std::string prev;
@@ -342,6 +390,12 @@ class DotWriter {
     if (host_syncs_) {
       line(2, fmt::format("legend_sync [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"host sync\"];", kHostSyncFill));
       if (!prev.empty()) line(2, fmt::format("{} -> legend_sync [style=invis];", prev));
+      prev = "legend_sync";
+    }
+    if (events_drawn_) {
+      line(2, "legend_ev_a [shape=point]; legend_ev_b [shape=plaintext, label=\"stream waits for the event\"];");
+      line(2, "legend_ev_a -> legend_ev_b [style=dashed, label=\"event\"];");
+      if (!prev.empty()) line(2, fmt::format("{} -> legend_ev_a [style=invis];", prev));
     }
     line(1, "}");
   }

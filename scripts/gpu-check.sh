@@ -21,6 +21,11 @@ echo "build ok"
 SDFC_GPU_MODES=1 ./build-gpu/tests/sdfc_e2e_tests --gtest_filter='*Gpu*' > "$out/gpu_tests.log" 2>&1
 echo "gpu tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/gpu_tests.log" | head -20
 grep -E "Failure" -A4 "$out/gpu_tests.log" | head -40
+# Race exposure: every stream mode again with a spin kernel of 200 us before each launch, so that a
+# missing event shows as a wrong result.
+SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200 ./build-gpu/tests/sdfc_e2e_tests --gtest_filter='*SeveralStreams*:GpuSeed*' \
+  > "$out/gpu_tests_delayed.log" 2>&1
+echo "delayed stream tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/gpu_tests_delayed.log" | head -20
 # compute-sanitizer (memcheck) over sdfc run of every corpus GPU program
 : > "$out/sanitizer.log"
 for f in "$SDFC_CORPUS"/*/program_gpu*.sdfg; do

@@ -260,6 +260,33 @@ TEST(Dot, ColoursGpuWorkByStreamAfterThePasses) {
   EXPECT_EQ(rendered.output, "");
 }
 
+TEST(Dot, DrawsEventsForkJoinAndEntryExitWithSeveralStreams) {
+  std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "corpus not found (SDFC_CORPUS)";
+  std::string in = corpus + "/forkjoin2x2_s/program_gpu.sdfg";
+  auto r = run({"dot", in, "--target", "cuda", "--gpu-streams", "2", "-o", "-"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel v_second_map[0:N, 0:M] (GPU_Device), stream 1"), std::string::npos) << r.out;
+  // The event v_second_map records (stream 1's colour) and merge_map's stream waits for.
+  EXPECT_NE(r.out.find("[style=dashed, constraint=false, color=\"#ff7f0e\", fontcolor=\"#ff7f0e\", label=\"event 0\"];"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("stream 1 forks from stream 0 (event 1)"), std::string::npos);
+  EXPECT_NE(r.out.find("entry: streams 0, 1 wait for the caller's stream"), std::string::npos);
+  EXPECT_NE(r.out.find("exit: the caller's stream waits for streams 0, 1"), std::string::npos);
+  // One stream: no event, no fork, no entry/exit stream list.
+  auto one = run({"dot", in, "--target", "cuda", "-o", "-"});
+  ASSERT_EQ(one.rc, 0) << one.err;
+  EXPECT_EQ(one.out.find("label=\"event"), std::string::npos);
+  EXPECT_EQ(one.out.find("forks from stream 0"), std::string::npos);
+  if (!have_dot()) GTEST_SKIP() << "Graphviz's dot is not installed";
+  std::string out = tmp_path("streams.dot");
+  ASSERT_EQ(run({"dot", in, "--target", "cuda", "--gpu-streams", "2", "-o", out}).rc, 0);
+  auto rendered = run_process({"dot", "-Tsvg", "-o", tmp_path("streams.svg"), out});
+  EXPECT_EQ(rendered.status, 0) << rendered.output;
+  EXPECT_EQ(rendered.output, "");
+}
+
 TEST(Dot, UsageAndEnvironmentErrors) {
   std::string in = data_path("small.sdfg");
   EXPECT_EQ(run({"dot", in}).rc, 2);
