@@ -1455,6 +1455,14 @@ GeneratedProgram Generator::run() {
     w.open("SDFC_EXPORT int __sdfc_device_copy(void* dst, const void* src, std::size_t bytes)");
     w.line("return sdfc::gpu::gpuMemcpy(dst, src, bytes, sdfc::gpu::kMemcpyDefault) == sdfc::gpu::kSuccess ? 0 : 1;");
     w.close();
+  } else {
+    w.line("/// A CPU program has no GPU work to order against a caller's stream: always rejected.");
+    w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, void* stream)", st));
+    w.line("(void)__state; (void)stream;");
+    w.line(fmt::format("return \"program {} was compiled for the CPU (--target cpu): it has no GPU work to order against a "
+                       "caller's stream; compile with --target cuda or hip\";",
+                       name_));
+    w.close();
   }
   std::string info = info_json(sig, storages);
   w.line("/// The program's arguments as JSON (names, kinds, dtypes, shapes), for binding by name.");
@@ -1504,6 +1512,7 @@ GeneratedProgram Generator::run() {
   h.line("const char* __sdfc_program_info(void);");
   h.line(fmt::format("size_t __sdfc_workspace_size({}Handle_t handle, const char* storage, void** symbols);", name_));
   h.line(fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, void** symbols);", name_));
+  h.line(fmt::format("const char* __sdfc_set_external_stream({}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */", name_));
   h.line("void* __sdfc_init(void** symbols);");
   h.line("void __sdfc_call(void* handle, void** args);");
   h.line("#ifdef __cplusplus");

@@ -92,6 +92,9 @@ struct Program::Impl {
   std::map<std::string, std::pair<void*, std::size_t>> workspaces;
   std::map<std::string, bool> workspace_on_device;
   std::map<std::string, std::pair<void*, std::size_t>> user_workspaces;  ///< set_workspace: the caller's buffers
+  const char* (*set_stream_fn)(void*, void*) = nullptr;
+  bool stream_set = false;  ///< set_external_stream was called: re-applied after a re-initialization
+  void* stream = nullptr;
 
   std::map<std::string, std::int64_t> symbol_values();
   std::vector<void*> init_pointers();
@@ -202,6 +205,7 @@ Program Program::load(const std::string& library_path) {
   impl->clear_error_fn = impl->sym<void (*)(void*)>("__sdfc_clear_error");
   impl->ws_size_fn = impl->sym<std::size_t (*)(void*, const char*, void**)>("__sdfc_workspace_size");
   impl->set_ws_fn = impl->sym<const char* (*)(void*, const char*, void*, std::size_t, void**)>("__sdfc_set_workspace");
+  impl->set_stream_fn = impl->sym<const char* (*)(void*, void*)>("__sdfc_set_external_stream", false);
   impl->init_error_fn = impl->sym<const char* (*)()>("__sdfc_init_error", false);
   impl->device_alloc_fn = impl->sym<void* (*)(std::size_t)>("__sdfc_device_alloc", false);
   impl->device_free_fn = impl->sym<void (*)(void*)>("__sdfc_device_free", false);
@@ -305,7 +309,20 @@ void Program::Impl::ensure_state(const std::map<std::string, std::int64_t>& syms
     }
     install_workspace(storage, ws.first, ws.second, init_ptrs);
   }
+  if (stream_set)
+    if (const char* why = set_stream_fn(state, stream)) throw Error(fmt::format("program \"{}\": {}", name, why));
   state_symbols = init_values;
+}
+
+void Program::set_external_stream(void* stream) {
+  Impl& m = *impl_;
+  if (!m.set_stream_fn)
+    throw Error(fmt::format("{}: the library does not export __sdfc_set_external_stream; rebuild it with this sdfc", m.path));
+  // Checked now when the program is initialized (or always rejected: a CPU program), else at init.
+  if (m.state || !m.device_alloc_fn)
+    if (const char* why = m.set_stream_fn(m.state, stream)) throw Error(fmt::format("program \"{}\": {}", m.name, why));
+  m.stream_set = true;
+  m.stream = stream;
 }
 
 const std::vector<std::string>& Program::workspace_storages() const { return impl_->storages; }
@@ -372,6 +389,12 @@ void Program::call() {
   };
   for (auto& a : m.args) {
     if (!a.device || !a.bound || (a.info.kind != "array" && !a.by_pointer) || !m.is_device_fn || m.is_device_fn(a.data)) continue;
+    if (m.stream_set) {
+      release();
+      throw Error(fmt::format("argument \"{}\" of program \"{}\" is host memory bound to a device argument; with an external stream "
+                              "the call returns before its results exist, so bind device memory instead",
+                              a.info.name, m.name));
+    }
     std::size_t bytes = a.count * dtype_size(a.dtype);
     void* dev = m.device_alloc_fn(std::max<std::size_t>(bytes, 1));
     if (!dev || m.device_copy_fn(dev, a.data, bytes) != 0) {

@@ -323,3 +323,20 @@ TEST(Workspace, EachBadBufferIsRejectedAndNothingIsInstalled) {
   p.call();
   for (double v : y) EXPECT_EQ(v, (1.0 + 0.5) * 2 + 0.5);
 }
+
+TEST(Api, ACpuProgramRejectsAnExternalStream) {
+  Program p = Program::compile_string(axpy_json());
+  int fake_stream = 0;
+  std::string why = error_of([&] { p.set_external_stream(&fake_stream); });
+  EXPECT_NE(why.find("program axpy was compiled for the CPU (--target cpu): it has no GPU work to order against a caller's stream"),
+            std::string::npos)
+      << why;
+  // Nothing changed: the program still runs.
+  std::vector<double> x(4, 1.0), y(4, 1.0);
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_value("a", 2.0);
+  p.set_value("N", 4);
+  p.call();
+  EXPECT_EQ(y[3], 3.0);
+}

@@ -91,6 +91,15 @@ class Program {
   /// set_workspace; one buffer may serve several programs called one after the other.
   void set_workspace(const std::string& storage, void* ptr, std::size_t bytes);
 
+  /// Sets the caller's stream (a cudaStream_t or hipStream_t; nullptr = the default stream) that
+  /// GPU work is ordered against: with --gpu-streams 0 all work runs on it; with N >= 1 the
+  /// internal streams fork from and join into it. Calls then return once their work is queued;
+  /// the caller synchronizes the stream before reading results on the host. The program checks
+  /// the stream (another device, a failing query, graph capture): a rejected stream throws Error
+  /// and changes nothing; a CPU program rejects every stream. Changing it between calls orders the
+  /// next call after the previous one. Handles that were never streams cannot be detected reliably.
+  void set_external_stream(void* stream);
+
   /// The dtype name for a C++ type (float -> "float32", ...).
   template <typename T>
   static const char* dtype_name() {
