@@ -91,6 +91,39 @@ std::string stencil(std::vector<int> block = {}) {
   return sdfc::write_sdfg(*sdfg);
 }
 
+/// Four independent kernels of 2 blocks each (a CPP tasklet loops 20,000 times per element): each
+/// is far too small to fill the GPU, so several streams can run them side by side.
+std::string four_small_kernels() {
+  sdfc::SDFGBuilder b("four_small");
+  b.symbol("N");
+  for (int k = 0; k < 4; ++k) {
+    b.array("x" + std::to_string(k), sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+    b.array("y" + std::to_string(k), sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+  }
+  auto s = b.state("s");
+  for (int k = 0; k < 4; ++k) {
+    std::string ks = std::to_string(k);
+    s.mapped_tasklet("work" + ks, {{"i", "0:N"}}, {{"v", "x" + ks + "[i]"}}, "o = v", {{"o", "y" + ks + "[i]"}},
+                     sdfc::ScheduleType::GPU_Device);
+  }
+  auto sdfg = b.build();
+  for (auto& n : sdfg->root.blocks[0]->nodes)
+    if (n->kind == sdfc::NodeKind::Tasklet) {
+      n->code.language = sdfc::Language::CPP;
+      n->code.code = "double a = v; for (int r = 0; r < 20000; ++r) a = a * 1.0000001 + 1e-9; o = a;";
+    }
+  return sdfc::write_sdfg(*sdfg);
+}
+
+/// One elementwise kernel on device arguments.
+std::string one_kernel() {
+  sdfc::SDFGBuilder b("one_kernel");
+  b.symbol("N").array("x", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global)
+      .array("y", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+  b.state("s").mapped_tasklet("k", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a * 2.0 + 1.0", {{"b", "y[i]"}}, sdfc::ScheduleType::GPU_Device);
+  return sdfc::write_sdfg(*b.build());
+}
+
 }  // namespace
 
 int main() {
@@ -230,5 +263,47 @@ int main() {
   }
   std::printf("DaCe 2.0.0a6 on the H200 (issue #4): 85-89 us at N = 1,024 and 2.2-2.8 ms at N = 16,777,216.\n");
   for (auto& p : args) CHECK(cudaFree(p));
+  // ---- 4. several streams: a fork-join of 4 small kernels, and the entry/exit cost ---------------
+  {
+    const int m = 512;  // 2 blocks of 256 threads per kernel
+    double* bufs[8];
+    for (auto& p : bufs) CHECK(cudaMalloc(&p, m * 8));
+    double fj[2] = {0, 0};
+    int idx = 0;
+    for (int streams : {0, 4}) {
+      sdfc::Options o = cuda;
+      o.gpu_streams = streams;
+      sdfc::Program p = sdfc::Program::compile_string(four_small_kernels(), o);
+      for (int k = 0; k < 4; ++k) {
+        p.set_array("x" + std::to_string(k), bufs[k], m);
+        p.set_array("y" + std::to_string(k), bufs[4 + k], m);
+      }
+      p.set_value("N", m);
+      p.call();
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < 50; ++r) p.call();
+      fj[idx++] = seconds_since(t0) / 50 * 1e6;
+    }
+    std::printf("| fork-join of 4 small kernels, per call | --gpu-streams 0: %.1f us | --gpu-streams 4: %.1f us | speedup %.2f x (target >= 2.5) |\n",
+                fj[0], fj[1], fj[0] / fj[1]);
+    double one[3] = {0, 0, 0};
+    idx = 0;
+    for (int streams : {0, 1, 4}) {
+      sdfc::Options o = cuda;
+      o.gpu_streams = streams;
+      sdfc::Program p = sdfc::Program::compile_string(one_kernel(), o);
+      p.set_array("x", bufs[0], m);
+      p.set_array("y", bufs[1], m);
+      p.set_value("N", m);
+      p.call();
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < calls; ++r) p.call();
+      one[idx++] = seconds_since(t0) / calls * 1e6;
+    }
+    std::printf("| one-kernel program, per call | --gpu-streams 0: %.1f us | 1: %.1f us (+%.1f) | 4: %.1f us (+%.1f; target <= +5 us) |\n",
+                one[0], one[1], one[1] - one[0], one[2], one[2] - one[0]);
+    for (auto& p : bufs) CHECK(cudaFree(p));
+  }
+
   return 0;
 }

@@ -1,0 +1,198 @@
+// The caller's stream on the GPU (built with -DSDFC_GPU_TESTS=ON; the H200 runs it through
+// scripts/gpu-check.sh): the program's work is ordered after what the caller queued before the
+// call and before what it queues after, with --gpu-streams 0, 1, 2 and 4; changing the stream
+// between calls orders the next call after the previous one; bad streams are refused and change
+// nothing. Each test skips without a GPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/Builder.h"
+#include "ir/JsonWriter.h"
+#include "sdfc/sdfc.h"
+
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+/// Spins for about `us` microseconds on the device.
+__global__ void spin(long long us) {
+  long long start = clock64();
+  long long rate = 1000;  // ticks per microsecond, roughly (>= 1 GHz clocks): a lower bound on the wait
+  while (clock64() - start < us * rate) {
+  }
+}
+
+__global__ void fill(double* x, double v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = v + i;
+}
+
+/// y = ((x * 2 + 1) + (x - 3)) through two independent branches (a fork-join): on several streams
+/// the branches run concurrently. x, y are device arrays passed by the caller.
+std::string forkjoin() {
+  sdfc::SDFGBuilder b("forkjoin_dev");
+  b.symbol("N");
+  b.array("x", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+  b.array("y", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+  b.array("a", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
+  b.array("c", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
+  auto s = b.state("s");
+  std::map<std::string, int> acc;
+  s.mapped_tasklet("left", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 2.0 + 1.0", {{"o", "a[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("right", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v - 3.0", {{"o", "c[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("merge", {{"i", "0:N"}}, {{"p", "a[i]"}, {"q", "c[i]"}}, "o = p + q", {{"o", "y[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
+  return sdfc::write_sdfg(*b.build());
+}
+
+struct Buffers {
+  int n;
+  double *x = nullptr, *y = nullptr;
+  explicit Buffers(int count) : n(count) {
+    cudaMalloc(&x, n * sizeof(double));
+    cudaMalloc(&y, n * sizeof(double));
+  }
+  ~Buffers() {
+    cudaFree(x);
+    cudaFree(y);
+  }
+  std::vector<double> result() const {
+    std::vector<double> h(static_cast<std::size_t>(n));
+    cudaMemcpy(h.data(), y, n * sizeof(double), cudaMemcpyDeviceToHost);
+    return h;
+  }
+};
+
+}  // namespace
+
+TEST(GpuStream, WorkIsOrderedOnTheCallersStreamInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 1 << 20;
+  for (int streams : {0, 1, 2, 4})
+    for (const char* mode : {"", "external", "pool"}) {
+      SCOPED_TRACE(std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + mode);
+      sdfc::Options o;
+      o.target = "cuda";
+      o.gpu_streams = streams;
+      o.transients = mode;
+      sdfc::Program p = sdfc::Program::compile_string(forkjoin(), o);
+      Buffers buf(n);
+      cudaStream_t s;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+      p.set_array("x", buf.x, static_cast<std::size_t>(n));
+      p.set_array("y", buf.y, static_cast<std::size_t>(n));
+      p.set_value("N", n);
+      p.set_external_stream(s);
+      for (int round = 0; round < 3; ++round) {
+        // The caller's stream is busy, then writes the input: the program must wait for both.
+        spin<<<1, 1, 0, s>>>(20000);
+        fill<<<(n + 255) / 256, 256, 0, s>>>(buf.x, 10.0 * round, n);
+        p.call();  // returns once queued
+        // ... and the caller's next work (a copy of the result) must come after the program.
+        std::vector<double> h(static_cast<std::size_t>(n));
+        ASSERT_EQ(cudaMemcpyAsync(h.data(), buf.y, n * sizeof(double), cudaMemcpyDeviceToHost, s), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        for (int i = 0; i < n; i += 4099) {
+          double x = 10.0 * round + i;
+          ASSERT_EQ(h[static_cast<std::size_t>(i)], (x * 2 + 1) + (x - 3)) << "round " << round << " i " << i;
+        }
+      }
+      cudaStreamDestroy(s);
+    }
+}
+
+TEST(GpuStream, ChangingTheStreamOrdersTheNextCallAfterThePrevious) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 1 << 20;
+  sdfc::Options o;
+  o.target = "cuda";
+  o.gpu_streams = 2;
+  o.transients = "external";  // one workspace, reused by both calls
+  sdfc::Program p = sdfc::Program::compile_string(forkjoin(), o);
+  Buffers b1(n), b2(n);
+  cudaStream_t s1, s2;
+  cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+  p.set_value("N", n);
+  fill<<<(n + 255) / 256, 256>>>(b1.x, 1.0, n);
+  fill<<<(n + 255) / 256, 256>>>(b2.x, 1000.0, n);
+  cudaDeviceSynchronize();
+  p.set_array("x", b1.x, static_cast<std::size_t>(n));
+  p.set_array("y", b1.y, static_cast<std::size_t>(n));
+  p.set_external_stream(s1);
+  spin<<<1, 1, 0, s1>>>(20000);  // the first call starts late
+  p.call();
+  p.set_array("x", b2.x, static_cast<std::size_t>(n));
+  p.set_array("y", b2.y, static_cast<std::size_t>(n));
+  p.set_external_stream(s2);  // a different stream: the second call must still wait for the first
+  p.call();
+  cudaStreamSynchronize(s1);
+  cudaStreamSynchronize(s2);
+  auto r1 = b1.result(), r2 = b2.result();
+  for (int i = 0; i < n; i += 4099) {
+    double x1 = 1.0 + i, x2 = 1000.0 + i;
+    ASSERT_EQ(r1[static_cast<std::size_t>(i)], (x1 * 2 + 1) + (x1 - 3)) << i;
+    ASSERT_EQ(r2[static_cast<std::size_t>(i)], (x2 * 2 + 1) + (x2 - 3)) << i;
+  }
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
+}
+
+TEST(GpuStream, BadStreamsAreRefusedAndChangeNothing) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 1024;
+  sdfc::Options o;
+  o.target = "cuda";
+  o.gpu_streams = 2;
+  sdfc::Program p = sdfc::Program::compile_string(forkjoin(), o);
+  Buffers buf(n);
+  fill<<<(n + 255) / 256, 256>>>(buf.x, 0.0, n);
+  cudaDeviceSynchronize();
+  p.set_array("x", buf.x, static_cast<std::size_t>(n));
+  p.set_array("y", buf.y, static_cast<std::size_t>(n));
+  p.set_value("N", n);
+  p.call();  // initialized, default stream
+  // A stream being captured into a graph is refused.
+  cudaStream_t cap;
+  cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking);
+  ASSERT_EQ(cudaStreamBeginCapture(cap, cudaStreamCaptureModeRelaxed), cudaSuccess);
+  try {
+    p.set_external_stream(cap);
+    ADD_FAILURE() << "a capturing stream was accepted";
+  } catch (const sdfc::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("being captured into a graph"), std::string::npos) << e.what();
+  }
+  cudaGraph_t g;
+  cudaStreamEndCapture(cap, &g);
+  if (g) cudaGraphDestroy(g);
+  cudaStreamDestroy(cap);
+  // A stream of another device (needs two GPUs).
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  if (devices > 1) {
+    cudaSetDevice(1);
+    cudaStream_t other;
+    cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking);
+    cudaSetDevice(0);
+    try {
+      p.set_external_stream(other);
+      ADD_FAILURE() << "a stream of device 1 was accepted";
+    } catch (const sdfc::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("another device"), std::string::npos) << e.what();
+    }
+    cudaSetDevice(1);
+    cudaStreamDestroy(other);
+    cudaSetDevice(0);
+  } else {
+    std::printf("[   NOTE   ] one GPU: the stream-of-another-device check did not run\n");
+  }
+  // Nothing changed: the program still runs on the default stream and returns with its results.
+  p.call();
+  auto r = buf.result();
+  EXPECT_EQ(r[5], (5.0 * 2 + 1) + (5.0 - 3));
+}
