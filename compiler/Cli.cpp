@@ -237,6 +237,14 @@ CompileOptions to_compile(const Options& o) {
   return c;
 }
 
+/// A command's one positional argument, the input file; an unknown option or a second file is a
+/// usage error.
+void input_file(const std::string& a, std::string& file) {
+  if (a.size() > 1 && a[0] == '-') throw UsageError(fmt::format("unknown option '{}'", a));
+  if (!file.empty()) throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+  file = a;
+}
+
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
   std::string file, output, emit_dir, print_after;
@@ -272,12 +280,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         format = true;
       } else if (a == "--verify-sync") {
         verify = true;
-      } else if (a.size() > 1 && a[0] == '-') {
-        throw UsageError(fmt::format("unknown option '{}'", a));
-      } else if (file.empty()) {
-        file = a;
       } else {
-        throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+        input_file(a, file);
       }
     }
     if (file.empty()) throw UsageError("no input file");
@@ -415,12 +419,8 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           throw UsageError(fmt::format("--after: unknown pass '{}'; passes: {}, or none", after, fmt::join(pass_names(), ", ")));
       } else if (a == "--no-cache") {
         // accepted for symmetry with compile; nothing is built
-      } else if (a.size() > 1 && a[0] == '-') {
-        throw UsageError(fmt::format("unknown option '{}'", a));
-      } else if (file.empty()) {
-        file = a;
       } else {
-        throw UsageError(fmt::format("unexpected argument '{}' (one input file only)", a));
+        input_file(a, file);
       }
     }
     if (file.empty()) throw UsageError("no input file");

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,21 @@ inline std::string corpus_dir() {
   const char* env = std::getenv("SDFC_CORPUS");
   std::string dir = env && *env ? env : SDFC_DEFAULT_CORPUS;
   return std::filesystem::is_directory(dir) ? dir : "";
+}
+
+/// The corpus's GPU programs (`program_gpu*.sdfg`) as "case/file", sorted; empty without a corpus.
+inline std::vector<std::string> corpus_gpu_programs() {
+  std::vector<std::string> out;
+  std::string dir = corpus_dir();
+  if (dir.empty()) return out;
+  for (auto& c : std::filesystem::directory_iterator(dir)) {
+    if (!c.is_directory()) continue;
+    for (auto& f : std::filesystem::directory_iterator(c.path()))
+      if (f.path().filename().string().rfind("program_gpu", 0) == 0 && f.path().extension() == ".sdfg")
+        out.push_back(c.path().filename().string() + "/" + f.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 /// The first diagnostic of reading + validating `text` ("" when there is none).

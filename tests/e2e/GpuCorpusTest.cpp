@@ -22,19 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> gpu_files() {
-  std::vector<std::string> out;
-  std::string dir = corpus_dir();
-  if (dir.empty()) return out;
-  for (auto& c : fs::directory_iterator(dir)) {
-    if (!c.is_directory()) continue;
-    for (auto& f : fs::directory_iterator(c.path()))
-      if (f.path().filename().string().rfind("program_gpu", 0) == 0)
-        out.push_back(c.path().filename().string() + "/" + f.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> gpu_files() { return corpus_gpu_programs(); }
 
 bool have(const char* tool, const char* env) {
   if (const char* e = std::getenv(env); e && *e) return true;

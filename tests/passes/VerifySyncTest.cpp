@@ -18,13 +18,7 @@ namespace {
 
 std::vector<std::string> gpu_programs() {
   std::vector<std::string> out;
-  std::string dir = corpus_dir();
-  if (dir.empty()) return out;
-  for (auto& c : fs::directory_iterator(dir))
-    if (c.is_directory())
-      for (auto& f : fs::directory_iterator(c.path()))
-        if (f.path().filename().string().rfind("program_gpu", 0) == 0 && f.path().extension() == ".sdfg") out.push_back(f.path().string());
-  std::sort(out.begin(), out.end());
+  for (auto& f : corpus_gpu_programs()) out.push_back(corpus_dir() + "/" + f);
   return out;
 }
 
