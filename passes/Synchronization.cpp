@@ -243,11 +243,10 @@ class Synchronizer {
     const Node& n = st.node(id);
     for (const DataEdge* e : in_[static_cast<std::size_t>(id)])
       if (!e->memlet.data.empty()) reads.insert(e->memlet.data);
-    for (int from : {id, n.kind == NodeKind::MapEntry ? n.scope_exit : -1}) {
-      if (from < 0) continue;
-      for (const DataEdge* e : out_[static_cast<std::size_t>(from)])
-        if (!e->memlet.data.empty()) writes.insert(e->memlet.data);
-    }
+    // A map writes what leaves its exit (what leaves its entry goes into the scope: reads).
+    int from = n.kind == NodeKind::MapEntry ? n.scope_exit : id;
+    for (const DataEdge* e : out_[static_cast<std::size_t>(from)])
+      if (!e->memlet.data.empty()) writes.insert(e->memlet.data);
   }
 
   // Edges of the state being analysed, by endpoint (lookups per node stay linear in big states).
