@@ -6,18 +6,6 @@
 namespace sdfc {
 namespace {
 
-/// Containers read and written by a top-level node (a map: its whole scope, through the edges
-/// into its entry and out of its exit; a nested SDFG: its connector edges).
-void node_access(const Block& st, int id, std::set<std::string>& reads, std::set<std::string>& writes) {
-  const Node& n = st.node(id);
-  int out_from = n.kind == NodeKind::MapEntry ? n.scope_exit : id;
-  for (const DataEdge& e : st.edges) {
-    if (e.memlet.data.empty()) continue;
-    if (e.dst == id) reads.insert(e.memlet.data);
-    if (e.src == out_from) writes.insert(e.memlet.data);
-  }
-}
-
 bool is_kernel(const Node& n) {
   return n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device && n.scope_entry < 0;
 }
@@ -35,18 +23,14 @@ void assign(SDFG& sdfg, Block& b, int streams) {
       std::vector<GpuOp> ops = gpu_ops(sdfg, b);
       std::vector<int> stream_of(ops.size(), 0);
       std::vector<int> tail(static_cast<std::size_t>(streams), -1);  // last op on each stream
-      std::map<std::string, int> writer;                              // last op writing a container
-      std::map<std::string, std::vector<int>> readers;                // ops reading it since
       int next = 0;
       for (std::size_t i = 0; i < ops.size(); ++i) {
         const GpuOp& op = ops[i];
-        std::set<int> preds;
-        for (auto& r : op.reads)
-          if (writer.count(r)) preds.insert(writer[r]);
-        for (auto& w : op.writes) {
-          if (writer.count(w)) preds.insert(writer[w]);
-          for (int q : readers[w]) preds.insert(q);
-        }
+        std::set<int> preds;  // earlier operations this one conflicts with
+        for (std::size_t q = 0; q < i; ++q)
+          for (const Touch& a : ops[q].touches)
+            for (const Touch& b : op.touches)
+              if (conflict(a, b)) preds.insert(static_cast<int>(q));
         int s = -1;
         if (op.node >= 0 && b.node(op.node).kind == NodeKind::NestedSDFG) {
           s = 0;
@@ -59,11 +43,6 @@ void assign(SDFG& sdfg, Block& b, int streams) {
         }
         stream_of[i] = s;
         tail[static_cast<std::size_t>(s)] = static_cast<int>(i);
-        for (auto& r : op.reads) readers[r].push_back(static_cast<int>(i));
-        for (auto& w : op.writes) {
-          writer[w] = static_cast<int>(i);
-          readers[w].clear();
-        }
         if (op.node >= 0) b.node(op.node).stream = s;
         else b.edges[static_cast<std::size_t>(op.edge)].stream = s;
       }
@@ -101,6 +80,34 @@ bool is_gpu_copy(const SDFG& sdfg, const Block& st, const DataEdge& e) {
 }
 
 bool queues_gpu_work(const SDFG& sdfg) { return block_queues_gpu_work(sdfg, sdfg.root); }
+
+bool may_overlap(const std::optional<Range>& a, const std::optional<Range>& b) {
+  if (!a || !b || a->size() != b->size()) return true;
+  for (std::size_t k = 0; k < a->size(); ++k) {
+    auto gap = [](const Expr& later_start, const Expr& earlier_end) {
+      auto c = as_constant(simplify(make_binary(BinOp::Sub, later_start, earlier_end)));
+      return c && *c > 0;
+    };
+    if (gap((*b)[k].start, (*a)[k].end) || gap((*a)[k].start, (*b)[k].end)) return false;
+  }
+  return true;
+}
+
+bool conflict(const Touch& a, const Touch& b) {
+  return a.data == b.data && (a.write || b.write) && may_overlap(a.subset, b.subset);
+}
+
+std::vector<Touch> node_touches(const Block& st, int id) {
+  const Node& n = st.node(id);
+  int out_from = n.kind == NodeKind::MapEntry ? n.scope_exit : id;
+  std::vector<Touch> out;
+  for (const DataEdge& e : st.edges) {
+    if (e.memlet.data.empty()) continue;
+    if (e.dst == id) out.push_back(Touch{e.memlet.data, e.memlet.subset, false});
+    if (e.src == out_from) out.push_back(Touch{e.memlet.data, e.memlet.subset, true});
+  }
+  return out;
+}
 
 std::vector<int> issue_order(const Block& st) {
   int n = static_cast<int>(st.nodes.size());
@@ -144,12 +151,16 @@ std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& st) {
         op.edge = static_cast<int>(i);
         op.reads.insert(n.data);
         op.writes.insert(st.node(e.dst).data);
+        op.touches = {Touch{n.data, std::nullopt, false}, Touch{st.node(e.dst).data, std::nullopt, true}};  // copies: whole containers
         ops.push_back(std::move(op));
       }
     } else if (is_kernel(n) || (n.kind == NodeKind::NestedSDFG && queues_gpu_work(*n.sdfg))) {
       GpuOp op;
       op.node = v;
-      node_access(st, v, op.reads, op.writes);
+      op.touches = node_touches(st, v);
+      for (const Touch& t : op.touches) (t.write ? op.writes : op.reads).insert(t.data);
+      if (n.kind == NodeKind::NestedSDFG)  // a nested SDFG: whole containers
+        for (Touch& t : op.touches) t.subset = std::nullopt;
       ops.push_back(std::move(op));
     }
   }

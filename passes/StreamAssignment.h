@@ -6,8 +6,9 @@
 ///    caller's external stream or the default stream.
 ///  - `--gpu-streams N` (N >= 1): streams 0..N-1 are the program's internal streams. In each state
 ///    the operations are taken in the order the code generator issues them; an operation that
-///    depends (through a container: read after write, write after read, write after write) on
-///    the last operation of a stream continues that stream (the lowest such), so chains stay on
+///    depends (read after write, write after read, write after write on parts of a container
+///    that may overlap: a kernel's parts are its outer memlets' subsets, a copy's and a nested
+///    SDFG's the whole containers) on the last operation of a stream continues that stream (the lowest such), so chains stay on
 ///    one stream; any other operation opens the next stream round robin, so independent work
 ///    (the branches of a fork-join, independent copies) runs concurrently. Nested SDFGs that
 ///    queue GPU work run on stream 0, and so does their content. Deterministic.
@@ -16,6 +17,7 @@
 /// Runs after transient-lifetimes, before synchronization.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,12 +39,31 @@ std::vector<int> issue_order(const Block& state);
 /// True when the SDFG (or one nested in it) launches GPU work from host code.
 bool queues_gpu_work(const SDFG& sdfg);
 
+/// One access of an operation: a container, the part of it (the memlet's subset; nullopt = all of
+/// it, or not known), and whether it is written.
+struct Touch {
+  std::string data;
+  std::optional<Range> subset;
+  bool write = false;
+};
+
+/// False only when the two parts provably share no element: in some dimension one ends (inclusive)
+/// before the other starts by a constant distance. Different ranks, or unknown parts, overlap.
+bool may_overlap(const std::optional<Range>& a, const std::optional<Range>& b);
+
+/// True when two accesses conflict: the same container, one of them a write, parts that may overlap.
+bool conflict(const Touch& a, const Touch& b);
+
 /// One GPU operation of a state, in issue order: a kernel or nested SDFG (node) or a copy (edge).
 struct GpuOp {
   int node = -1;             ///< MapEntry or NestedSDFG id; -1 for a copy
   int edge = -1;             ///< index into the state's edges for a copy; -1 otherwise
   std::set<std::string> reads, writes;
+  std::vector<Touch> touches;  ///< the same accesses with their parts (a kernel: its outer memlets)
 };
+
+/// The accesses of a top-level kernel or nested SDFG node through its outer memlets.
+std::vector<Touch> node_touches(const Block& state, int id);
 /// The GPU operations of a state in issue order, with the containers each reads and writes.
 std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& state);
 

@@ -48,18 +48,17 @@ class EventPlanner {
  public:
   EventPlanner(int streams, int& next_event) : next_event_(next_event), clock_(static_cast<std::size_t>(streams), std::vector<int>(static_cast<std::size_t>(streams), 0)) {}
 
-  /// Orders an operation on `stream` after the conflicting earlier ones; returns the events to
-  /// wait for. `record` is where the operation's own event goes if a later one needs it.
-  std::vector<int> order(int stream, const std::set<std::string>& reads, const std::set<std::string>& writes, int* record) {
+  /// Orders an operation on `stream` after the conflicting earlier ones (same container, one of
+  /// them writing, parts that may overlap); returns the events to wait for. `record` is where the
+  /// operation's own event goes if a later one needs it.
+  std::vector<int> order(int stream, const std::vector<Touch>& touches, int* record) {
     auto S = static_cast<std::size_t>(stream);
     used_.insert(stream);
     std::set<int> deps;
-    for (auto& r : reads)
-      if (writer_.count(r)) deps.insert(writer_[r]);
-    for (auto& w : writes) {
-      if (writer_.count(w)) deps.insert(writer_[w]);
-      for (int q : readers_[w]) deps.insert(q);
-    }
+    for (std::size_t q = 0; q < ops_.size(); ++q)
+      for (const Touch& a : ops_[q].touches)
+        for (const Touch& b : touches)
+          if (conflict(a, b)) deps.insert(static_cast<int>(q));
     std::vector<int> waits;
     // Latest first: waiting for it often makes the earlier ones known too.
     for (auto it = deps.rbegin(); it != deps.rend(); ++it) {
@@ -72,13 +71,7 @@ class EventPlanner {
     }
     std::sort(waits.begin(), waits.end());
     int seq = ++clock_[S][S];
-    int id = static_cast<int>(ops_.size());
-    ops_.push_back(Op{stream, seq, clock_[S], record});
-    for (auto& r : reads) readers_[r].push_back(id);
-    for (auto& w : writes) {
-      writer_[w] = id;
-      readers_[w].clear();
-    }
+    ops_.push_back(Op{stream, seq, clock_[S], record, touches});
     return waits;
   }
 
@@ -102,12 +95,11 @@ class EventPlanner {
     int stream, seq;
     std::vector<int> clock;
     int* record;
+    std::vector<Touch> touches;
   };
   int& next_event_;
   std::vector<std::vector<int>> clock_;  ///< per stream: the last sequence number it knows of each stream
   std::vector<Op> ops_;
-  std::map<std::string, int> writer_;
-  std::map<std::string, std::vector<int>> readers_;
   std::set<int> used_;
 };
 
@@ -272,11 +264,16 @@ class Synchronizer {
   EventPlanner* planner_ = nullptr;  ///< the state being analysed
 
   /// Orders a GPU operation against the other streams' work in its state.
-  void order_gpu(int stream, const std::set<std::string>& reads, const std::set<std::string>& writes, std::vector<int>& waits,
-                 int& record) {
+  void order_gpu(int stream, const std::vector<Touch>& touches, std::vector<int>& waits, int& record) {
     // A state is planned again on every round of the region's fixpoint, with the same result:
     // events keep the ids they got on the first round.
-    waits = streams_ > 0 ? planner_->order(stream, reads, writes, &record) : std::vector<int>{};
+    waits = streams_ > 0 ? planner_->order(stream, touches, &record) : std::vector<int>{};
+  }
+  static std::vector<Touch> whole(const std::set<std::string>& reads, const std::set<std::string>& writes) {
+    std::vector<Touch> out;
+    for (auto& r : reads) out.push_back(Touch{r, std::nullopt, false});
+    for (auto& w : writes) out.push_back(Touch{w, std::nullopt, true});
+    return out;
   }
 
   void wait(Node& n, Pending& p) {
@@ -295,7 +292,7 @@ class Synchronizer {
           if (e->stream >= 0) {  // a copy on the stream
             gpu_work = true;
             DataEdge& copy = const_cast<DataEdge&>(*e);
-            order_gpu(e->stream, {src}, {dst}, copy.wait_events, copy.record_event);
+            order_gpu(e->stream, whole({src}, {dst}), copy.wait_events, copy.record_event);
             if (host_data(src)) p.read[src].insert(e->stream);
             if (host_data(dst)) p.written[dst].insert(e->stream);
           } else {  // a host copy
@@ -312,7 +309,10 @@ class Synchronizer {
           for (auto& r : reads)
             if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) by_value.insert(r);
           if (intersects(by_value, p.written)) wait(n, p);
-          order_gpu(n.stream, reads, writes, n.wait_events, n.record_event);
+          std::vector<Touch> touches;  // the kernel's outer memlets, without the scalars it takes by value
+          for (Touch& t : node_touches(st, id))
+            if (!by_value.count(t.data)) touches.push_back(std::move(t));
+          order_gpu(n.stream, touches, n.wait_events, n.record_event);
           for (auto& r : reads)
             if (host_data(r) && !by_value.count(r)) p.read[r].insert(n.stream);
           for (auto& w : writes)
@@ -331,7 +331,7 @@ class Synchronizer {
         if (n.stream >= 0) {  // it queues GPU work on stream 0: ordered against this state's streams
           std::set<std::string> reads, writes;
           host_access(st, id, reads, writes);
-          order_gpu(n.stream, reads, writes, n.wait_events, n.record_event);
+          order_gpu(n.stream, whole(reads, writes), n.wait_events, n.record_event);
         }
         Synchronizer inner(*n.sdfg, streams_, next_event_);
         Pending left = inner.region(n.sdfg->root, {});

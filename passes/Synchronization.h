@@ -4,8 +4,8 @@
 /// code generator only prints these decisions.
 ///
 /// Between streams (`--gpu-streams N`, N >= 1): within a state, every conflicting pair of GPU
-/// operations on different streams (read after write, write after read, write after write on a
-/// container) is ordered by an event the earlier one records and the later one's stream waits
+/// operations on different streams (read after write, write after read, write after write on parts
+/// of a container that may overlap — see stream-assignment) is ordered by an event the earlier one records and the later one's stream waits
 /// for (Node/DataEdge::record_event, wait_events) — only when the waiting stream does not already
 /// know the earlier operation through an earlier wait (vector clocks). A state that uses streams
 /// other than 0 forks them from stream 0 at its start and joins them into stream 0 at its end

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/Signature.h"
@@ -114,11 +115,14 @@ class Paths {
   }
 };
 
-/// One access in the replay: who, when (the agent's own clock entry), what.
+/// One access in the replay: who, when (the agent's own clock entry), what, where.
 struct Access {
   int agent = 0;
   int seq = 0;
   std::string what;
+  std::string container;
+  std::optional<Range> subset;  ///< nullopt: all of it
+  bool write = false;
 };
 
 /// Replays one path with vector clocks and reports every unordered conflicting pair.
@@ -168,11 +172,7 @@ class Replay {
   int streams_, host_;
   std::vector<std::vector<int>> clock_;
   std::map<int, std::vector<int>> events_;
-  struct History {
-    std::optional<Access> write;
-    std::vector<Access> reads;  ///< since the last write
-  };
-  std::map<std::string, History> history_;
+  std::map<std::string, std::vector<Access>> history_;  ///< by memory (a container, or shared workspace bytes)
   std::set<std::string>& races_;
 
   std::string agent_name(int a) const { return a == host_ ? "the host" : fmt::format("stream {}", a); }
@@ -193,24 +193,24 @@ class Replay {
     return name;
   }
 
-  void access(int agent, const std::string& name, bool write, const std::string& what) {
+  void access(int agent, const std::string& name, bool write, const std::string& what,
+              const std::optional<Range>& subset = std::nullopt) {
     std::string key = memory(name);
-    Access now{agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what};
-    History& h = history_[key];
-    auto check = [&](const Access& before, bool before_writes) {
-      if (before.agent == agent || knows(agent, before)) return;
-      races_.insert(fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before_writes ? "writes" : "reads",
+    Access now{agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what, name, subset, write};
+    std::vector<Access>& h = history_[key];
+    for (const Access& before : h) {
+      if (!before.write && !write) continue;
+      if (before.container == name && !may_overlap(before.subset, subset)) continue;
+      if (before.agent == agent || knows(agent, before)) continue;
+      races_.insert(fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
                                 agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
-                                key == name ? "container " + name : key + ", shared by " + name));
-    };
-    if (h.write) check(*h.write, true);
-    if (write) {
-      for (auto& r : h.reads) check(r, false);
-      h.write = now;
-      h.reads.clear();
-    } else {
-      h.reads.push_back(now);
+                                key == name ? "container " + name : key + ", shared by " + before.container + " and " + name));
     }
+    // A write of the whole container is ordered after every earlier conflicting access (checked
+    // above), so later accesses need only be checked against it.
+    if (write && !subset)
+      h.erase(std::remove_if(h.begin(), h.end(), [&](const Access& a) { return a.container == name; }), h.end());
+    h.push_back(std::move(now));
   }
 
   void host_wait(const std::vector<int>& streams) {
@@ -294,9 +294,9 @@ class Replay {
           if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) access(host_, r, false, what + " (argument by value)");
         wait_events(n.stream, n.wait_events);
         enqueue(n.stream);
-        for (auto& r : reads)
-          if (!(host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar)) access(n.stream, r, false, what);
-        for (auto& w : writes) access(n.stream, w, true, what);
+        for (const Touch& t : node_touches(st, v))  // the parts its outer memlets name
+          if (t.write || !(host_data(t.data) && sdfg_.find_data(t.data)->kind == DataKind::Scalar))
+            access(n.stream, t.data, t.write, what, t.subset);
         record(n.stream, n.record_event);
       } else if (n.kind == NodeKind::NestedSDFG && n.stream >= 0) {
         std::string what = fmt::format("nested SDFG {} {}", label, where);
