@@ -2,6 +2,15 @@
 // program and, in a build with Clang, parses it once and maps Clang's findings back to tasklets.
 #include "analysis/TaskletCheck.h"
 
+#ifdef SDFC_CLANG_PLUGIN
+// The plugin (libsdfc_clang.so) holds the Clang half of this file; libsdfc holds the rest, and
+// the plugin uses it from there. Its own definitions get other names so that the two never mix.
+#define tasklet_check_source plugin_tasklet_check_source
+#define tasklet_check_available plugin_tasklet_check_available
+#define check_cpp_tasklets plugin_check_cpp_tasklets
+#endif
+#include "analysis/ClangPlugin.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -262,13 +271,16 @@ std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options
 
 #ifndef SDFC_WITH_CLANG
 
-bool tasklet_check_available() { return false; }
+// libsdfc: Clang is in the plugin (ClangPlugin.h), loaded only for programs with CPP tasklets.
+bool tasklet_check_available() { return clang_plugin() != nullptr; }
 
 TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
                                       const std::string& runtime_include_dir) {
   TaskletCheckResult r;
   r.cpp_tasklets = UnitBuilder(options).build(sdfg).cpp_tasklets;
-  r.skipped = r.cpp_tasklets > 0;
+  if (r.cpp_tasklets == 0) return r;
+  if (const ClangPlugin* plugin = clang_plugin()) return plugin->check(sdfg, options, file, runtime_include_dir);
+  r.skipped = true;
   return r;
 }
 
@@ -631,3 +643,10 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
 #endif
 
 }  // namespace sdfc
+
+#ifdef SDFC_CLANG_PLUGIN
+extern "C" __attribute__((visibility("default"))) sdfc::TaskletCheckResult sdfc_clang_check_cpp_tasklets(
+    const sdfc::SDFG& sdfg, const sdfc::CompileOptions& options, const std::string& file, const std::string& runtime_include_dir) {
+  return sdfc::plugin_check_cpp_tasklets(sdfg, options, file, runtime_include_dir);
+}
+#endif

@@ -1,6 +1,15 @@
 // Formatting generated code with clang-format (see Format.h).
 #include "codegen/Format.h"
 
+#ifdef SDFC_CLANG_PLUGIN
+// The plugin (libsdfc_clang.so) holds the clang-format half of this file (see TaskletCheck.cpp).
+#define generated_code_style plugin_generated_code_style
+#define formatting_available plugin_formatting_available
+#define format_source plugin_format_source
+#define format_program plugin_format_program
+#endif
+#include "analysis/ClangPlugin.h"
+
 #include "ir/Diagnostic.h"
 
 #ifdef SDFC_WITH_CLANG
@@ -34,12 +43,15 @@ InsertTrailingCommas: None
 
 #ifndef SDFC_WITH_CLANG
 
-bool formatting_available() { return false; }
+// libsdfc: clang-format is in the plugin (ClangPlugin.h), loaded when --format is asked for.
+bool formatting_available() { return clang_plugin() != nullptr; }
 
-std::string format_source(const std::string&, const std::string& file_name) {
+std::string format_source(const std::string& text, const std::string& file_name) {
+  std::string why;
+  if (const ClangPlugin* plugin = clang_plugin(&why)) return plugin->format(text, file_name);
   throw UserError(Diagnostic{file_name, "", 0, 0,
-                             "--format needs Clang, and this sdfc was built without it (SDFC_WITH_CLANG=OFF); "
-                             "rebuild with libclang-cpp14-dev and libclang-14-dev installed, or drop --format"});
+                             "--format needs Clang, and this sdfc has none (" + why +
+                                 "); rebuild with libclang-cpp14-dev and libclang-14-dev installed, or drop --format"});
 }
 
 #else
@@ -68,3 +80,10 @@ void format_program(GeneratedProgram& program) {
 }
 
 }  // namespace sdfc
+
+#ifdef SDFC_CLANG_PLUGIN
+extern "C" __attribute__((visibility("default"))) std::string sdfc_clang_format_source(const std::string& text,
+                                                                                      const std::string& file_name) {
+  return sdfc::plugin_format_source(text, file_name);
+}
+#endif
