@@ -97,6 +97,22 @@ bool conflict(const Touch& a, const Touch& b) {
   return a.data == b.data && (a.write || b.write) && may_overlap(a.subset, b.subset);
 }
 
+std::vector<Touch> copy_touches(const Block& st, const DataEdge& e) {
+  const std::string& src = st.node(e.src).data;
+  const std::string& dst = st.node(e.dst).data;
+  const Memlet& m = e.memlet;
+  std::optional<Range> src_part, dst_part;
+  if (m.data == src) {
+    src_part = m.subset;
+    dst_part = m.other_subset;
+  } else if (m.data == dst) {
+    dst_part = m.subset;
+    src_part = m.other_subset;
+  }
+  if (src == dst) src_part = dst_part = std::nullopt;  // a copy inside one container: all of it
+  return {Touch{src, src_part, false}, Touch{dst, dst_part, true}};
+}
+
 std::vector<Touch> node_touches(const Block& st, int id) {
   const Node& n = st.node(id);
   int out_from = n.kind == NodeKind::MapEntry ? n.scope_exit : id;
@@ -151,7 +167,7 @@ std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& st) {
         op.edge = static_cast<int>(i);
         op.reads.insert(n.data);
         op.writes.insert(st.node(e.dst).data);
-        op.touches = {Touch{n.data, std::nullopt, false}, Touch{st.node(e.dst).data, std::nullopt, true}};  // copies: whole containers
+        op.touches = copy_touches(st, e);
         ops.push_back(std::move(op));
       }
     } else if (is_kernel(n) || (n.kind == NodeKind::NestedSDFG && queues_gpu_work(*n.sdfg))) {

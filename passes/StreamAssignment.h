@@ -7,8 +7,8 @@
 ///  - `--gpu-streams N` (N >= 1): streams 0..N-1 are the program's internal streams. In each state
 ///    the operations are taken in the order the code generator issues them; an operation that
 ///    depends (read after write, write after read, write after write on parts of a container
-///    that may overlap: a kernel's parts are its outer memlets' subsets, a copy's and a nested
-///    SDFG's the whole containers) on the last operation of a stream continues that stream (the lowest such), so chains stay on
+///    that may overlap: a kernel's parts are its outer memlets' subsets, a copy's its memlet's
+///    subset and other_subset, a nested SDFG's the whole containers) on the last operation of a stream continues that stream (the lowest such), so chains stay on
 ///    one stream; any other operation opens the next stream round robin, so independent work
 ///    (the branches of a fork-join, independent copies) runs concurrently. Nested SDFGs that
 ///    queue GPU work run on stream 0, and so does their content. Deterministic.
@@ -64,6 +64,10 @@ struct GpuOp {
 
 /// The accesses of a top-level kernel or nested SDFG node through its outer memlets.
 std::vector<Touch> node_touches(const Block& state, int id);
+
+/// The two accesses of a copy between access nodes: the source read and the destination written,
+/// with the memlet's subset on the side it names and other_subset on the other (nullopt = whole).
+std::vector<Touch> copy_touches(const Block& state, const DataEdge& e);
 /// The GPU operations of a state in issue order, with the containers each reads and writes.
 std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& state);
 

@@ -267,8 +267,7 @@ class Replay {
           if (e.stream >= 0) {
             wait_events(e.stream, e.wait_events);
             enqueue(e.stream);
-            access(e.stream, n.data, false, what);
-            access(e.stream, st.node(e.dst).data, true, what);
+            for (const Touch& t : copy_touches(st, e)) access(e.stream, t.data, t.write, what, t.subset);
             record(e.stream, e.record_event);
           } else {
             tick(host_);

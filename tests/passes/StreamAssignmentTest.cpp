@@ -100,3 +100,29 @@ TEST(StreamAssignment, WritesToDisjointPartsOfOneContainerRunConcurrently) {
   const_cast<Node&>(map_named(*overlapping, "right")).stream = 1;
   EXPECT_FALSE(verify_sync(*overlapping, o).ok());
 }
+
+TEST(StreamAssignment, CopiesIntoDisjointPartsRunConcurrently) {
+  // Two host arrays copied into the two halves of one device array, then a kernel reading all of it.
+  SDFGBuilder b("halves_copy");
+  b.symbol("N");
+  b.array("a", DType::Float64, {"N"}).array("b", DType::Float64, {"N"});
+  b.array("d", DType::Float64, {"2 * N"}, false, StorageType::GPU_Global);
+  b.array("y", DType::Float64, {"2 * N"}, false, StorageType::GPU_Global);
+  auto s = b.state("s");
+  int a = s.access("a"), bb = s.access("b"), d = s.access("d");
+  s.copy(a, d, "0:N", "0:N");
+  s.copy(bb, d, "0:N", "N:2 * N");
+  std::map<std::string, int> acc{{"d", d}};
+  s.mapped_tasklet("use", {{"i", "0:2 * N"}}, {{"v", "d[i]"}}, "o = v", {{"o", "y[i]"}}, ScheduleType::GPU_Device, &acc);
+  auto sdfg = b.build();
+  CompileOptions o;
+  o.target = Target::CUDA;
+  o.gpu_streams = 2;
+  run_pipeline(*sdfg, o);
+  const Block& st = *sdfg->root.blocks[0];
+  ASSERT_EQ(st.edges[0].stream, 0);
+  ASSERT_EQ(st.edges[1].stream, 1);  // d[0:N] and d[N:2N] share no element
+  EXPECT_TRUE(st.edges[1].wait_events.empty());
+  EXPECT_EQ(map_named(*sdfg, "use").wait_events.size(), 1u);  // reads both halves
+  EXPECT_TRUE(verify_sync(*sdfg, o).ok());
+}
