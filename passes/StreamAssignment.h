@@ -8,8 +8,8 @@
 ///    the operations are taken in the order the code generator issues them; an operation that
 ///    depends (read after write, write after read, write after write on parts of a container
 ///    that may overlap: a kernel's parts are its outer memlets' subsets, a copy's its memlet's
-///    subset and other_subset, a nested SDFG's the whole containers) on the last operation of a stream continues that stream (the lowest such), so chains stay on
-///    one stream; any other operation opens the next stream round robin, so independent work
+///    subset and other_subset, a nested SDFG's the whole containers) on the last operation of
+///    a stream continues that stream (the lowest such), so chains stay on one stream; any other operation opens the next stream round robin, so independent work
 ///    (the branches of a fork-join, independent copies) runs concurrently. Nested SDFGs that
 ///    queue GPU work run on stream 0, and so does their content. Deterministic.
 /// Dependencies across states need no stream choice: the synchronization pass joins every
