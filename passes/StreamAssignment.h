@@ -9,8 +9,9 @@
 ///    depends (read after write, write after read, write after write on parts of a container
 ///    that may overlap: a kernel's parts are its outer memlets' subsets, a copy's its memlet's
 ///    subset and other_subset, a nested SDFG's the whole containers) on the last operation of
-///    a stream continues that stream (the lowest such), so chains stay on one stream; any other operation opens the next stream round robin, so independent work
-///    (the branches of a fork-join, independent copies) runs concurrently. Nested SDFGs that
+///    a stream continues that stream (the lowest such), so chains stay on one stream; any other
+///    operation opens the next stream round robin, so independent work (the branches of a
+///    fork-join, independent copies) runs concurrently. Nested SDFGs that
 ///    queue GPU work run on stream 0, and so does their content. Deterministic.
 /// Dependencies across states need no stream choice: the synchronization pass joins every
 /// stream of a state into stream 0 at its end. Negative N is rejected by the option parser.
