@@ -279,12 +279,7 @@ class Replay {
       }
       if (n.kind == NodeKind::MapExit) continue;
       std::set<std::string> reads, writes;
-      int out_from = n.kind == NodeKind::MapEntry ? n.scope_exit : v;
-      for (const DataEdge& e : st.edges) {
-        if (e.memlet.data.empty()) continue;
-        if (e.dst == v) reads.insert(e.memlet.data);
-        if (e.src == out_from) writes.insert(e.memlet.data);
-      }
+      for (const Touch& t : node_touches(st, v)) (t.write ? writes : reads).insert(t.data);
       std::string label = n.kind == NodeKind::MapEntry ? n.map.label : n.label;
       if (n.kind == NodeKind::MapEntry && n.stream >= 0) {
         std::string what = fmt::format("kernel {} {}", label, where);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
+#include "sdfc/sdfc.h"
 
 namespace sdfc::test {
 
@@ -103,6 +105,25 @@ inline double element_value(const TypedArray& t, std::size_t i) {
     case DType::Int64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     default: ADD_FAILURE() << "unexpected dtype"; return 0;
   }
+}
+
+/// Binds every argument of `p` from a corpus inputs.json (arrays, symbols, scalars); returns the
+/// arrays, which the program reads and writes in place.
+inline std::map<std::string, TypedArray> bind_corpus_inputs(Program& p, const nlohmann::json& inputs) {
+  std::map<std::string, TypedArray> arrays;
+  for (auto& a : p.arguments()) {
+    if (a.kind == "array") {
+      TypedArray& t = arrays[a.name] = typed_array(inputs["arrays"][a.name]);
+      p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
+    } else if (a.kind == "symbol") {
+      p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
+    } else {
+      const auto& v = inputs["scalars"][a.name]["value"];
+      if (v.is_number_float()) p.set_value(a.name, v.get<double>());
+      else p.set_value(a.name, v.get<std::int64_t>());
+    }
+  }
+  return arrays;
 }
 
 }  // namespace sdfc::test

@@ -43,19 +43,10 @@ void reproduce(const std::string& name, const std::string& mode) {
   std::vector<std::string> names;
   for (auto& a : p.arguments()) names.push_back(a.name);
   EXPECT_EQ(names, inputs["arglist"].get<std::vector<std::string>>());
-  std::map<std::string, TypedArray> arrays;
+  std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
   for (auto& a : p.arguments()) {
     if (a.kind == "array") {
-      arrays[a.name] = typed_array(inputs["arrays"][a.name]);
-      auto& t = arrays[a.name];
-      ASSERT_EQ(std::string(to_string(t.dtype)), a.dtype) << a.name;
-      p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
-    } else if (a.kind == "symbol") {
-      p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
-    } else {
-      const auto& v = inputs["scalars"][a.name]["value"];
-      if (v.is_number_float()) p.set_value(a.name, v.get<double>());
-      else p.set_value(a.name, v.get<std::int64_t>());
+      ASSERT_EQ(std::string(to_string(arrays.at(a.name).dtype)), a.dtype) << a.name;
     }
   }
   p.call();

@@ -43,19 +43,7 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
   auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
   auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
   Program p = Program::compile_file(file, options);
-  std::map<std::string, TypedArray> arrays;
-  for (auto& a : p.arguments()) {
-    if (a.kind == "array") {
-      arrays[a.name] = typed_array(inputs["arrays"][a.name]);
-      p.set_array(a.name, arrays[a.name].bytes.data(), a.dtype, arrays[a.name].count);
-    } else if (a.kind == "symbol") {
-      p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
-    } else {
-      const auto& v = inputs["scalars"][a.name]["value"];
-      if (v.is_number_float()) p.set_value(a.name, v.get<double>());
-      else p.set_value(a.name, v.get<std::int64_t>());
-    }
-  }
+  std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
   for (auto& [k, v] : inputs["symbols"].items())
     try {
       p.set_value(k, v["value"].get<std::int64_t>());
