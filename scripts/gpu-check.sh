@@ -1,48 +1,128 @@
 #!/usr/bin/env bash
-# The whole GPU check in one go, for the lent GPU machine (device tool): build sdfc without the
-# Clang-based parts, run the GPU test matrix (every corpus GPU program in every memory mode, the
-# seed reproducer, pageable and pinned), a compute-sanitizer pass, and sdfc run on each program.
-# Logs go to $OUT (default ./gpu-logs). The corpus is taken from $SDFC_CORPUS or ./.corpus.
+# The whole GPU check, for the lent GPU machine (device tool):
+#
+#   scripts/gpu-check.sh [PHASE...]      PHASE: build tests streams delayed sanitizer bench (default: all)
+#
+#   build      configure and build sdfc without the Clang-based parts, with the GPU tests and benchmark
+#   tests      every GPU end-to-end test: each corpus GPU program in every memory mode and with several
+#              streams, the seed reproducer (pageable and pinned), the workspace checks (8 shards at once)
+#   streams    the caller's-stream tests (tests/gpu), plainly and with a 200 us spin before each launch,
+#              and the halo-exchange sample
+#   delayed    race exposure: every program with several streams, and the seed, with the spin delays
+#   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck
+#   bench      the GPU benchmark (alone on the GPU)
+#
+# Each phase runs under its own time limit so that one device call (10 minutes) always returns its
+# logs. Logs go to gpu-logs/ and, when $OUT is set, come back as $OUT/gpu-logs.tar.gz plus
+# $OUT/summary.txt (the device tool returns at most 8 files). The corpus is taken from $SDFC_CORPUS
+# or ./.corpus.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-gpu-logs}
-mkdir -p "$out"
+logs=$PWD/gpu-logs
+mkdir -p "$logs"
+summary=$logs/summary.txt
 export SDFC_CORPUS=${SDFC_CORPUS:-$PWD/.corpus}
 export SDFC_CACHE_DIR=$PWD/build-gpu/cache
 export PATH=/usr/local/cuda/bin:$PATH
-{
-  echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1; nvcc --version | tail -2
-  g++ --version | head -1; cmake --version | head -1
-} > "$out/machine.txt" 2>&1
-cmake -S . -B build-gpu -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDFC_WITH_CLANG=OFF -DSDFC_FUZZ=OFF -DSDFC_BUILD_BENCH=ON -DSDFC_GPU_BENCH=ON -DSDFC_GPU_TESTS=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
-echo "build ok"
-SDFC_GPU_MODES=1 ./build-gpu/tests/sdfc_e2e_tests --gtest_filter='*Gpu*' > "$out/gpu_tests.log" 2>&1
-echo "gpu tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/gpu_tests.log" | head -20
-grep -E "Failure" -A4 "$out/gpu_tests.log" | head -40
-# The caller's stream: ordering in every stream mode, stream changes between calls, bad streams.
-./build-gpu/tests/sdfc_gpu_stream_tests > "$out/gpu_stream_tests.log" 2>&1
-echo "stream tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |NOTE" "$out/gpu_stream_tests.log" | head -20
-SDFC_GPU_DELAY_US=200 ./build-gpu/tests/sdfc_gpu_stream_tests > "$out/gpu_stream_tests_delayed.log" 2>&1
-echo "delayed stream tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/gpu_stream_tests_delayed.log" | head -20
-# Race exposure: every stream mode again with a spin kernel of 200 us before each launch, so that a
-# missing event shows as a wrong result.
-SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200 ./build-gpu/tests/sdfc_e2e_tests --gtest_filter='*SeveralStreams*:GpuSeed*' \
-  > "$out/gpu_tests_delayed.log" 2>&1
-echo "delayed stream tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/gpu_tests_delayed.log" | head -20
-# compute-sanitizer (memcheck) over sdfc run of every corpus GPU program
-: > "$out/sanitizer.log"
-for f in "$SDFC_CORPUS"/*/program_gpu*.sdfg; do
+bin=$PWD/build-gpu
+jobs=$(nproc)
+
+say() { echo "$*" | tee -a "$summary"; }
+finish() {
+  if [[ -n "${OUT:-}" ]]; then
+    cp "$summary" "$OUT/summary.txt" 2>/dev/null
+    tar -czf "$OUT/gpu-logs.tar.gz" -C "$PWD" gpu-logs 2>/dev/null
+  fi
+}
+trap finish EXIT
+
+# gtest results of LOG files: the pass/fail lines and the first failures.
+results() {
+  grep -hE "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$@" | sort | uniq -c | head -40 | tee -a "$summary"
+  grep -hE "Failure|error:" -A4 "$@" | head -40 | tee -a "$summary"
+  return 0
+}
+
+# Run the e2e tests matching FILTER in SHARDS processes at once (nvcc dominates), ENV applied.
+sharded() {
+  local name=$1 filter=$2 shards=$3 limit=$4; shift 4
+  local i
+  for ((i = 0; i < shards; ++i)); do
+    env "$@" GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+      timeout "$limit" "$bin/tests/sdfc_e2e_tests" --gtest_filter="$filter" > "$logs/${name}_$i.log" 2>&1 &
+  done
+  local rc=0
+  for ((i = 0; i < shards; ++i)); do wait -n || rc=1; done
+  say "$name: rc=$rc"
+  results "$logs/${name}"_*.log
+}
+
+phase_build() {
+  {
+    echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
+    nvcc --version | tail -2; g++ --version | head -1; cmake --version | head -1
+  } > "$logs/machine.txt" 2>&1
+  cmake -S . -B build-gpu -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDFC_WITH_CLANG=OFF \
+    -DSDFC_FUZZ=OFF -DSDFC_BUILD_BENCH=ON -DSDFC_GPU_BENCH=ON -DSDFC_GPU_TESTS=ON \
+    -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > "$logs/configure.log" 2>&1 ||
+    { say "configure FAILED"; tail -30 "$logs/configure.log" | tee -a "$summary"; return 1; }
+  timeout 400 cmake --build build-gpu -j "$jobs" > "$logs/build.log" 2>&1 ||
+    { say "build FAILED"; grep -E "error" "$logs/build.log" | head -30 | tee -a "$summary"; return 1; }
+  say "build ok"
+}
+
+phase_tests() {
+  sharded gpu_tests '*Gpu*' 8 300 SDFC_GPU_MODES=1
+}
+
+phase_streams() {
+  timeout 60 "$bin/tests/sdfc_gpu_stream_tests" > "$logs/stream_tests.log" 2>&1
+  local rc=$?
+  say "stream tests: rc=$rc"; results "$logs/stream_tests.log"
+  if ((rc > 128)); then  # a crash: where (cuda-gdb debugs host code too; there is no gdb there)
+    timeout 120 cuda-gdb -batch -ex run -ex bt -ex "info threads" --args "$bin/tests/sdfc_gpu_stream_tests" \
+      > "$logs/stream_tests_crash.log" 2>&1
+    grep -E "^#|signal|SIG" "$logs/stream_tests_crash.log" | head -30 | tee -a "$summary"
+  fi
+  SDFC_GPU_DELAY_US=200 timeout 60 "$bin/tests/sdfc_gpu_stream_tests" > "$logs/stream_tests_delayed.log" 2>&1
+  say "stream tests, 200 us delays: rc=$?"; results "$logs/stream_tests_delayed.log"
+  timeout 60 "$bin/tests/sample_halo_overlap" > "$logs/halo.log" 2>&1
+  say "halo sample: rc=$?"; tail -5 "$logs/halo.log" | tee -a "$summary"
+}
+
+phase_delayed() {
+  sharded gpu_delayed '*SeveralStreams*:GpuSeed*' 8 200 SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200
+}
+
+# sdfc run of one corpus GPU program, then the same under memcheck.
+run_one() {
+  local f=$1 c n
   c=$(dirname "$f")
   n=$(basename "$c")_$(basename "$f" .sdfg)
-  ./build-gpu/sdfc run "$f" --target cuda --inputs "$c/inputs.json" --output "$out/run_$n.json" > /dev/null 2> "$out/run_$n.err"
-  echo "run $n rc=$?" >> "$out/runs.txt"
-  compute-sanitizer --tool memcheck --error-exitcode 9 ./build-gpu/sdfc run "$f" --target cuda --inputs "$c/inputs.json" \
-    > /dev/null 2>> "$out/sanitizer.log"
-  echo "memcheck $n rc=$?" >> "$out/sanitizer_summary.txt"
+  "$bin/sdfc" run "$f" --target cuda --inputs "$c/inputs.json" --output "$logs/run_$n.json" > /dev/null 2> "$logs/run_$n.err"
+  echo "run $n rc=$?"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/sdfc" run "$f" --target cuda --inputs "$c/inputs.json" \
+    > /dev/null 2> "$logs/memcheck_$n.log"
+  echo "memcheck $n rc=$?"
+}
+export -f run_one
+export bin logs
+
+phase_sanitizer() {
+  ls "$SDFC_CORPUS"/*/program_gpu*.sdfg | timeout 200 xargs -P 6 -I{} bash -c 'run_one {}' > "$logs/runs.txt" 2>&1
+  say "sdfc run + memcheck: rc=$?"; sort "$logs/runs.txt" | tee -a "$summary"
+}
+
+phase_bench() {
+  timeout 200 "$bin/bench/bench_gpu" > "$logs/bench_gpu.txt" 2>&1
+  say "bench: rc=$?"; tee -a "$summary" < "$logs/bench_gpu.txt"
+}
+
+phases=("$@")
+[[ ${#phases[@]} -eq 0 ]] && phases=(build tests streams delayed sanitizer bench)
+for p in "${phases[@]}"; do
+  start=$SECONDS
+  say "== $p"
+  "phase_$p" || { say "$p failed: stopping"; exit 1; }
+  say "== $p took $((SECONDS - start)) s"
 done
-cat "$out/runs.txt" "$out/sanitizer_summary.txt"
-# GPU benchmarks
-./build-gpu/bench/bench_gpu > "$out/bench_gpu.txt" 2>&1
-echo "bench rc=$?"; cat "$out/bench_gpu.txt"

@@ -102,6 +102,8 @@ TEST(GpuStream, WorkIsOrderedOnTheCallersStreamInEveryStreamMode) {
           ASSERT_EQ(h[static_cast<std::size_t>(i)], (x * 2 + 1) + (x - 3)) << "round " << round << " i " << i;
         }
       }
+      // Destroyed before the program (which goes out of scope after it): the program's exit must
+      // not touch the caller's stream (it waits on its own events instead).
       cudaStreamDestroy(s);
     }
 }

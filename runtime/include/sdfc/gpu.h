@@ -209,7 +209,13 @@ inline const char* check_workspace_memory(const Context& ctx, const char* storag
 // ----------------------------------------------------------------------------------- streams
 /// The stream the program's entry/exit ordering is anchored on: the external stream if set,
 /// otherwise the legacy default stream.
-inline Stream anchor_stream(const Context& ctx) { return ctx.external_set ? ctx.external : nullptr; }
+inline Stream anchor_stream(const Context& ctx) {
+  if (ctx.external_set) return ctx.external;
+  // Single-stream mode with stream 0 replaced through the DaCe API: the work runs there, so the
+  // return waits for that stream (as DaCe's end-of-state synchronization does).
+  if (ctx.num_streams == 0 && !ctx.stream_overridden.empty() && ctx.stream_overridden[0]) return ctx.streams[0];
+  return nullptr;
+}
 
 /// The stream that work with logical stream id `i` runs on.
 inline Stream stream(Context& ctx, int i) {
@@ -288,6 +294,18 @@ inline bool init(Context& ctx, int num_streams, int num_events) {
   }
   ctx.initialized = true;
   return true;
+}
+
+/// Waits for everything the instance queued — its internal streams, and its last call's end (the
+/// cross-call event, recorded on the stream the call ended on) — without touching a caller's
+/// stream, which the caller may have destroyed by now (program exit frees memory after this).
+inline bool wait_idle(Context& ctx) {
+  if (!ctx.initialized) return true;
+  bool ok = true;
+  for (Stream s : ctx.internal_streams)
+    if (s) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(s)) && ok;
+  if (ctx.cross_call && ctx.cross_call_recorded) ok = SDFC_GPU_CHECK(ctx, gpuEventSynchronize(ctx.cross_call)) && ok;
+  return ok;
 }
 
 /// Waits for the instance's outstanding work (its internal streams, and its last call on the
