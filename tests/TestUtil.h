@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +125,26 @@ inline std::map<std::string, TypedArray> bind_corpus_inputs(Program& p, const nl
     }
   }
   return arrays;
+}
+
+/// Compares the outputs `arrays` hold with a corpus expected.json, within its tolerances (at most
+/// five mismatches reported per output).
+inline void expect_corpus_outputs(const nlohmann::json& expected, const std::map<std::string, TypedArray>& arrays) {
+  for (auto& out : expected["outputs"]) {
+    std::string name = out.get<std::string>();
+    TypedArray want = typed_array(expected["arrays"][name]);
+    const TypedArray& got = arrays.at(name);
+    ASSERT_EQ(got.count, want.count) << name;
+    auto tol = expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
+    double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
+    int bad = 0;
+    for (std::size_t i = 0; i < want.count; ++i) {
+      double g = element_value(got, i), w = element_value(want, i);
+      if (!(std::abs(g - w) <= atol + rtol * std::abs(w)) && ++bad <= 5)
+        ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
+    }
+    EXPECT_EQ(bad, 0) << name;
+  }
 }
 
 }  // namespace sdfc::test

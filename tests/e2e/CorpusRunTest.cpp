@@ -50,23 +50,7 @@ void reproduce(const std::string& name, const std::string& mode) {
     }
   }
   p.call();
-  for (auto& out : expected["outputs"]) {
-    std::string out_name = out.get<std::string>();
-    const auto& e = expected["arrays"][out_name];
-    const TypedArray& got = arrays.at(out_name);
-    TypedArray want = typed_array(e);
-    ASSERT_EQ(got.count, want.count);
-    auto tol = expected["tolerance"].value(e["dtype"].get<std::string>(), nlohmann::json::object());
-    double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
-    int bad = 0;
-    for (std::size_t i = 0; i < want.count; ++i) {
-      double g = element_value(got, i), w = element_value(want, i);
-      if (!(std::abs(g - w) <= atol + rtol * std::abs(w))) {
-        if (++bad <= 5) ADD_FAILURE() << out_name << "[" << i << "] = " << g << ", expected " << w;
-      }
-    }
-    EXPECT_EQ(bad, 0) << out_name;
-  }
+  expect_corpus_outputs(expected, arrays);
 }
 
 class CorpusRun : public ::testing::TestWithParam<std::string> {};
