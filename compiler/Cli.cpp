@@ -115,7 +115,8 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   -o OUT                  OUT.dot: the DOT text ("-": standard output); OUT.svg: rendered with
                           Graphviz's dot program (apt-get install graphviz). Written atomically.
   --after=PASS            stop after pass PASS (normalize, transient-lifetimes, stream-assignment,
-                          synchronization, workspace-layout), or "none" for the SDFG as read;
+                          synchronization, pool-legality, workspace-layout, external-sync), or
+                          "none" for the SDFG as read;
                           default: every pass
   --target, --transients, --gpu-streams, --gpu-arch   as for sdfc compile (they decide the passes)
 )";

@@ -7,6 +7,7 @@
 #include "ir/Dump.h"
 #include "passes/ExternalSync.h"
 #include "passes/Normalize.h"
+#include "passes/PoolLegality.h"
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
 #include "passes/TransientLifetimes.h"
@@ -20,9 +21,7 @@ struct Pass {
   std::function<void(SDFG&, const CompileOptions&)> run;
 };
 
-/// The pipeline, in order (DESIGN.md §2). The pool-legality check (between stream-assignment and
-/// synchronization in DESIGN.md) is not here yet: pooled transients are allocated and freed on
-/// stream 0, which every multi-stream state forks from and joins into, so none can be unsafe.
+/// The pipeline, in order (DESIGN.md §2).
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
       // normalize first: every later pass reads explicit schedules, storage and connector types.
@@ -32,6 +31,9 @@ const std::vector<Pass>& passes() {
       // streams before synchronization: the waits depend on which work runs where.
       {"stream-assignment", assign_streams},
       {"synchronization", synchronize},
+      // after synchronization (DESIGN.md puts it before): sdfc orders pooled blocks with the same
+      // events as everything else, so only the finished schedule tells what is unsafe.
+      {"pool-legality", check_pool_legality},
       // after synchronization: bytes are shared only between uses that stream order or host
       // waits already order, and the layout reads the stream of every operation.
       {"workspace-layout", lay_out_workspaces},

@@ -248,6 +248,15 @@ class Replay {
 
   void state(const Block& st) {
     std::string where = fmt::format("in state \"{}\"", st.label);
+    // Pooled transients placed around this state: allocated on stream 0 before its fork, freed on
+    // stream 0 after its join (the code generator's order).
+    std::vector<std::string> state_pools;
+    for (auto& [name, d] : sdfg_.arrays)
+      if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::State && d.place_state == &st) {
+        state_pools.push_back(name);
+        enqueue(0);
+        access(0, name, true, fmt::format("the pool allocation of {} (stream 0)", name));
+      }
     if (st.fork_event >= 0) {
       record(0, st.fork_event);
       for (int s : st.fork_streams) wait_events(s, {st.fork_event});
@@ -317,6 +326,10 @@ class Replay {
     for (auto& [s, e] : st.join_events) {
       record(s, e);
       wait_events(0, {e});
+    }
+    for (auto& name : state_pools) {
+      enqueue(0);
+      access(0, name, true, fmt::format("the pool free of {} (stream 0)", name));
     }
   }
 };

@@ -1,0 +1,113 @@
+#include "passes/PoolLegality.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "ir/Diagnostic.h"
+#include "passes/VerifySync.h"
+
+namespace sdfc {
+namespace {
+
+bool pooled_gpu(const DataDesc& d) { return d.transient && d.pool && is_gpu_storage(d.storage); }
+
+std::string array_pointer(const std::string& sdfg_ptr, const std::string& name) {
+  return sdfg_ptr + "/attributes/_arrays/" + pointer_token(name);
+}
+
+/// The GPU_Device map entry among map entry `v` of `st` and the maps enclosing it, or -1.
+int enclosing_kernel(const Block& st, int v) {
+  for (int e = v; e >= 0; e = st.node(e).scope_entry) {
+    const Node& n = st.node(e);
+    if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device) return e;
+  }
+  return -1;
+}
+
+/// Pooled transients of `sdfg` (and of its nested SDFGs) with a lifetime or a place that
+/// stream-ordered allocation cannot serve. `kernel` names the kernel map an enclosing nested SDFG
+/// sits in ("" = none).
+void check_places(const SDFG& sdfg, const std::string& ptr, const std::string& kernel) {
+  for (auto& [name, d] : sdfg.arrays) {
+    if (!pooled_gpu(d)) continue;
+    if (d.lifetime == Lifetime::External)
+      throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
+                                 fmt::format("transient \"{}\" is marked pool but has External lifetime: the caller owns its memory, so "
+                                             "sdfc cannot allocate it from the pool; remove pool, or make its lifetime Scope",
+                                             name)});
+    if (!kernel.empty())
+      throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
+                                 fmt::format("transient \"{}\" is marked pool but lives inside GPU kernel \"{}\" (a nested SDFG in its "
+                                             "map): stream-ordered allocation is a host call; remove pool, or move the transient out "
+                                             "of the map",
+                                             name, kernel)});
+    if (d.place == DataDesc::Place::MapScope && d.place_state) {
+      int k = enclosing_kernel(*d.place_state, d.place_scope);
+      if (k >= 0)
+        throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
+                                   fmt::format("transient \"{}\" is marked pool but is used only inside GPU kernel \"{}\": "
+                                               "stream-ordered allocation is a host call; remove pool (the kernel's scope "
+                                               "allocates it), or use it outside the map too",
+                                               name, d.place_state->node(k).map.label)});
+    }
+  }
+  std::vector<std::pair<const Block*, std::string>> work{{&sdfg.root, ptr}};
+  while (!work.empty()) {
+    auto [b, bp] = work.back();
+    work.pop_back();
+    for (std::size_t i = 0; i < b->nodes.size(); ++i) {
+      const Node& n = *b->nodes[i];
+      if (n.kind != NodeKind::NestedSDFG || !n.sdfg) continue;
+      int k = kernel.empty() ? enclosing_kernel(*b, n.scope_entry) : -1;
+      check_places(*n.sdfg, bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
+                   !kernel.empty() ? kernel : k >= 0 ? b->node(k).map.label : "");
+    }
+    for (std::size_t i = 0; i < b->blocks.size(); ++i) work.push_back({b->blocks[i].get(), bp + "/nodes/" + std::to_string(i)});
+    for (std::size_t i = 0; i < b->branches.size(); ++i)
+      work.push_back({b->branches[i].second.get(), bp + "/branches/" + std::to_string(i) + "/1"});
+  }
+}
+
+bool has_pool(const SDFG& sdfg) {
+  for (auto& [name, d] : sdfg.arrays)
+    if (pooled_gpu(d)) return true;
+  std::vector<const Block*> work{&sdfg.root};
+  while (!work.empty()) {
+    const Block* b = work.back();
+    work.pop_back();
+    for (auto& n : b->nodes)
+      if (n->kind == NodeKind::NestedSDFG && n->sdfg && has_pool(*n->sdfg)) return true;
+    for (auto& c : b->blocks) work.push_back(c.get());
+    for (auto& [c, body] : b->branches) work.push_back(body.get());
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_pool_legality(SDFG& sdfg, const CompileOptions& options) {
+  if (options.target == Target::CPU || !has_pool(sdfg)) return;
+  check_places(sdfg, "", "");
+  if (options.gpu_streams < 1) return;
+  // The ordering: the verifier's replay; only races of a pool allocation or free count here (the
+  // rest is the synchronization rule as a whole, which --verify-sync reports).
+  for (const std::string& race : verify_sync(sdfg, options).races) {
+    auto at = race.find("the pool allocation of ");
+    std::string op = "allocation";
+    if (at == std::string::npos) {
+      at = race.find("the pool free of ");
+      op = "free";
+    }
+    if (at == std::string::npos) continue;
+    std::size_t start = race.find(" of ", at) + 4;
+    std::string name = race.substr(start, race.find(' ', start) - start);
+    throw UserError(Diagnostic{"", sdfg.find_data(name) ? array_pointer("", name) : "", 0, 0,
+                               fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
+                                           "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
+                                           "schedule is an sdfc bug: please report it)",
+                                           name, op, race, name)});
+  }
+}
+
+}  // namespace sdfc
