@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ir/Diagnostic.h"
+#include "passes/StreamAssignment.h"
 
 namespace sdfc {
 namespace {
@@ -43,23 +44,59 @@ bool mentions(const std::string& code, const std::string& name) {
   return false;
 }
 
+/// Positions of uses: top-level block `p` covers [p * kSub, p * kSub + kSub - 1]; inside a state
+/// that runs once per call, an operation's position is p * kSub + its index in the issue order.
+using Pos = std::int64_t;
+constexpr Pos kSub = Pos{1} << 24;
+
 /// What the layout needs to know about the uses of the program's External transients.
 struct Uses {
-  std::map<std::string, std::set<int>> positions;  ///< top-level position of each use
+  std::map<std::string, std::set<Pos>> positions;  ///< positions of each use (first and last matter)
   std::map<std::string, std::set<int>> streams;    ///< streams of the GPU operations on it
 };
 
-/// Records the uses of `names` inside block `b` (and everything nested in it) at `pos`.
-void collect(const Block& b, int pos, const std::set<std::string>& names, Uses& uses) {
+/// The outermost map entry around node `v` (v itself outside every scope).
+int outermost(const Block& st, int v) {
+  if (st.node(v).kind == NodeKind::MapExit) v = st.node(v).scope_entry;
+  while (v >= 0 && st.node(v).scope_entry >= 0) v = st.node(v).scope_entry;
+  return v;
+}
+
+/// Records the uses of `names` inside block `b` (and everything nested in it) between `lo` and
+/// `hi`. With `fine` (a top-level state that runs at most once between two other positions) each
+/// use is at its operation's place in the issue order: every container a node or its edges name
+/// is used at that node's (outermost scope's) position, so a kernel that reads one transient and
+/// writes another keeps both live at once. Uses inside a nested SDFG node span the state.
+void collect(const Block& b, Pos lo, Pos hi, bool fine, const std::set<std::string>& names, Uses& uses) {
   auto code = [&](const std::string& text) {
     for (auto& n : names)
-      if (mentions(text, n)) uses.positions[n].insert(pos);
+      if (mentions(text, n)) uses.positions[n].insert({lo, hi});
   };
   if (b.kind == BlockKind::State) {
-    for (auto& n : b.nodes)
-      if (n->kind == NodeKind::Access && names.count(n->data)) uses.positions[n->data].insert(pos);
+    std::map<int, Pos> at;
+    if (fine) {
+      std::vector<int> order = issue_order(b);
+      for (std::size_t i = 0; i < order.size(); ++i) at[order[i]] = lo + static_cast<Pos>(i);
+    }
+    // A nested SDFG's uses span the whole state: its GPU work runs on streams of its own
+    // choosing, which the issue order of this state does not order.
+    auto use = [&](const std::string& n, int node) {
+      int top = outermost(b, node);
+      auto it = at.find(top);
+      if (it != at.end() && b.node(top).kind != NodeKind::NestedSDFG) uses.positions[n].insert(it->second);
+      else uses.positions[n].insert({lo, hi});
+    };
+    for (std::size_t i = 0; i < b.nodes.size(); ++i)
+      if (b.nodes[i]->kind == NodeKind::Access && names.count(b.nodes[i]->data)) use(b.nodes[i]->data, static_cast<int>(i));
     for (auto& e : b.edges) {
+      for (int end : {e.src, e.dst}) {
+        const Node& x = b.node(end);
+        std::string n = x.kind == NodeKind::Access && names.count(x.data) ? x.data : "";
+        if (!n.empty()) use(n, e.src), use(n, e.dst);
+      }
       if (!names.count(e.memlet.data)) continue;
+      use(e.memlet.data, e.src);
+      use(e.memlet.data, e.dst);
       int s = edge_stream(b, e);
       if (s >= 0) uses.streams[e.memlet.data].insert(s);
     }
@@ -75,9 +112,9 @@ void collect(const Block& b, int pos, const std::set<std::string>& names, Uses& 
   }
   for (auto& [cond, body] : b.branches) {
     if (cond) code(cond->code);
-    collect(*body, pos, names, uses);
+    collect(*body, lo, hi, false, names, uses);
   }
-  for (auto& c : b.blocks) collect(*c, pos, names, uses);
+  for (auto& c : b.blocks) collect(*c, lo, hi, false, names, uses);
 }
 
 /// Positions of the blocks of `region`: a topological order of its strongly connected components
@@ -158,7 +195,7 @@ Expr sum(const std::vector<Expr>& terms) {
 /// A run of workspace bytes that transients with disjoint live ranges take turns using.
 struct Slot {
   std::vector<std::string> members;
-  int last_position = -1;
+  Pos last_position = -1;
   int stream = -1;  ///< GPU storage: the one stream of its members' operations
   Expr bytes;       ///< the largest member's size (Max of the sizes when symbolic)
 };
@@ -181,14 +218,25 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
 
   Uses uses;
   std::vector<int> positions = block_positions(sdfg.root);
-  for (std::size_t i = 0; i < sdfg.root.blocks.size(); ++i) collect(*sdfg.root.blocks[i], positions[i], names, uses);
+  // Blocks that share a position (a cycle) or loop to themselves run more than once in between.
+  std::map<int, int> blocks_at;
+  for (int p : positions) ++blocks_at[p];
+  std::set<int> self_loop;
+  for (auto& e : sdfg.root.cf_edges)
+    if (e.src == e.dst) self_loop.insert(e.src);
+  auto lo_of = [&](int block) { return positions[static_cast<std::size_t>(block)] * kSub; };
+  auto hi_of = [&](int block) { return lo_of(block) + kSub - 1; };
+  for (std::size_t i = 0; i < sdfg.root.blocks.size(); ++i) {
+    int b = static_cast<int>(i);
+    bool fine = blocks_at[positions[i]] == 1 && !self_loop.count(b);
+    collect(*sdfg.root.blocks[i], lo_of(b), hi_of(b), fine, names, uses);
+  }
   for (auto& e : sdfg.root.cf_edges) {
-    // An interstate edge reads at both of its ends.
-    int lo = positions[static_cast<std::size_t>(e.src)], hi = positions[static_cast<std::size_t>(e.dst)];
+    // An interstate edge reads after its source block and before its destination.
     for (auto& n : names) {
       bool used = mentions(e.condition.code, n);
       for (auto& [sym, value] : e.assignments) used |= mentions(value, n);
-      if (used) uses.positions[n].insert({lo, hi});
+      if (used) uses.positions[n].insert({hi_of(e.src), lo_of(e.dst)});
     }
   }
 
@@ -214,7 +262,7 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
     std::vector<std::string> order = members;
     auto first_use = [&](const std::string& n) {
       auto& p = uses.positions[n];
-      return p.empty() ? -1 : *p.begin();
+      return p.empty() ? Pos{-1} : *p.begin();
     };
     std::stable_sort(order.begin(), order.end(), [&](auto& a, auto& b) { return first_use(a) < first_use(b); });
     std::vector<Slot> slots;
@@ -250,7 +298,7 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
       Slot& s = slots[chosen];
       s.members.push_back(n);
       // A transient that may not share closes its slot for everyone after it.
-      s.last_position = may_share ? std::max(s.last_position, *pos.rbegin()) : std::numeric_limits<int>::max();
+      s.last_position = may_share ? std::max(s.last_position, *pos.rbegin()) : std::numeric_limits<Pos>::max();
       if (stream >= 0) s.stream = stream;
       slot_of[n] = chosen;
     }

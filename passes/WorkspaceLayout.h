@@ -11,10 +11,12 @@
 /// rather than the sum (`Workspace::unshared_bytes` keeps the sum for `--stats`):
 ///  - positions: the top-level control-flow blocks in a topological order of their strongly
 ///    connected components (blocks on one cycle share a position; everything inside a block —
-///    a loop, a conditional, a nested SDFG — counts as that block's position). A transient is live
-///    from its first to its last position (access nodes, conditions and assignments that name it);
-///    every execution path visits positions in increasing order, so two transients whose live
-///    ranges are disjoint are never live at once;
+///    a loop, a conditional — counts as that block's position). Inside a top-level state that is
+///    on no cycle, each operation has a position of its own: its place in the issue order (what a
+///    nested SDFG node uses spans the whole state). A transient is live from its first to its last
+///    position (operations and access nodes that name it, conditions and assignments); every
+///    execution path visits positions in increasing order, so two transients whose live ranges are
+///    disjoint are never live at once;
 ///  - only transients whose lifetime came from the memory mode share (their contents do not
 ///    outlive a call); what the file declares External keeps bytes of its own;
 ///  - host-storage transients share only when no GPU operation touches them (a queued copy may

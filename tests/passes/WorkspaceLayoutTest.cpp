@@ -102,3 +102,80 @@ TEST(WorkspaceLayout, GpuStorageNeedsAGpuTarget) {
     EXPECT_NE(e.diagnostic().message.find("needs a GPU target"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+/// One state: x -> t1 -> t2 -> t3 -> t4 -> y through five GPU kernels (a chain, one stream).
+std::unique_ptr<SDFG> gpu_chain_in_one_state() {
+  SDFGBuilder b("one_state_chain");
+  b.symbol("N").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+      .array("y", DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  for (int i = 1; i <= 4; ++i) b.array("t" + std::to_string(i), DType::Float64, {"N"}, true, StorageType::GPU_Global);
+  auto s = b.state("s");
+  std::map<std::string, int> acc;
+  std::vector<std::string> names = {"x", "t1", "t2", "t3", "t4", "y"};
+  for (std::size_t i = 0; i + 1 < names.size(); ++i)
+    s.mapped_tasklet("k" + std::to_string(i), {{"i", "0:N"}}, {{"a", names[i] + "[i]"}}, "b = a + 1.0", {{"b", names[i + 1] + "[i]"}},
+                     ScheduleType::GPU_Device, &acc);
+  return b.build();
+}
+
+CompileOptions gpu_external(int streams) {
+  CompileOptions o = external();
+  o.target = Target::CUDA;
+  o.gpu_streams = streams;
+  return o;
+}
+
+std::int64_t offset_of(const SDFG& sdfg, const std::string& n) { return at(sdfg.find_data(n)->workspace_offset, 100); }
+
+}  // namespace
+
+TEST(WorkspaceLayout, KernelsInOneStateOnOneStreamShareBytes) {
+  // Positions inside a state follow the issue order: t1 is dead once kernel k1 (t1 -> t2) is done,
+  // so t3 (written by k2, after k1 on the same stream) takes its bytes; a kernel's input and output
+  // never share (k1 reads t1 while it writes t2).
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    auto sdfg = gpu_chain_in_one_state();
+    run_pipeline(*sdfg, gpu_external(streams));
+    const Workspace& ws = only_workspace(*sdfg);
+    EXPECT_EQ(ws.storage, StorageType::GPU_Global);
+    EXPECT_EQ(offset_of(*sdfg, "t1"), offset_of(*sdfg, "t3"));
+    EXPECT_EQ(offset_of(*sdfg, "t2"), offset_of(*sdfg, "t4"));
+    EXPECT_NE(offset_of(*sdfg, "t1"), offset_of(*sdfg, "t2"));
+    EXPECT_EQ(at(ws.bytes, 100), 2 * 1024);
+    EXPECT_EQ(at(ws.unshared_bytes, 100), 4 * 1024);
+  }
+}
+
+TEST(WorkspaceLayout, KernelsInOneStateOnTwoStreamsDoNotShare) {
+  // Two independent branches x -> a1 -> ya and x -> b1 -> yb run on two streams: nothing orders a1's
+  // last use before b1's first, so they keep bytes of their own although a1's kernels come first.
+  auto program = [] {
+    SDFGBuilder b("two_branches");
+    b.symbol("N").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+        .array("ya", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+        .array("yb", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+        .array("a1", DType::Float64, {"N"}, true, StorageType::GPU_Global)
+        .array("b1", DType::Float64, {"N"}, true, StorageType::GPU_Global);
+    auto s = b.state("s");
+    std::map<std::string, int> acc;
+    s.mapped_tasklet("ka", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 1.0", {{"o", "a1[i]"}}, ScheduleType::GPU_Device, &acc);
+    s.mapped_tasklet("ka2", {{"i", "0:N"}}, {{"v", "a1[i]"}}, "o = v + 1.0", {{"o", "ya[i]"}}, ScheduleType::GPU_Device, &acc);
+    s.mapped_tasklet("kb", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 2.0", {{"o", "b1[i]"}}, ScheduleType::GPU_Device, &acc);
+    s.mapped_tasklet("kb2", {{"i", "0:N"}}, {{"v", "b1[i]"}}, "o = v + 2.0", {{"o", "yb[i]"}}, ScheduleType::GPU_Device, &acc);
+    return b.build();
+  };
+  auto sdfg = program();
+  run_pipeline(*sdfg, gpu_external(2));
+  std::set<int> streams;
+  for (auto& n : sdfg->root.blocks[0]->nodes)
+    if (n->kind == NodeKind::MapEntry) streams.insert(n->stream);
+  ASSERT_EQ(streams, (std::set<int>{0, 1}));
+  EXPECT_NE(offset_of(*sdfg, "a1"), offset_of(*sdfg, "b1"));
+  // With one stream the same program shares: the stream orders the branches.
+  auto one = program();
+  run_pipeline(*one, gpu_external(0));
+  EXPECT_EQ(offset_of(*one, "a1"), offset_of(*one, "b1"));
+}
