@@ -151,7 +151,9 @@ class Generator {
   bool uses_pool_ = false;
   bool in_kernel_ = false;               // emitting a kernel body (device atomics)
   std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
-  std::vector<std::string> functions_;   // nested SDFG functions
+  // Nested SDFG functions: device functions (called from kernels) precede the kernels, host
+  // functions (which may launch kernels) follow them. Inner functions come before outer ones.
+  std::vector<std::string> device_functions_, functions_;
   std::vector<std::string> init_codes_, exit_codes_;  // init_code / exit_code of nested SDFGs
   int nested_counter_ = 0;
   std::map<const Block*, Adjacency> adjacency_;
@@ -1111,7 +1113,7 @@ class Generator {
       fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ", fmt::join(params, ", ")));
     emit_sdfg_body(ic, fw);
     fw.close();
-    functions_.push_back(fw.str());
+    (c.in_kernel ? device_functions_ : functions_).push_back(fw.str());
     w.line(fmt::format("// nested SDFG {} ({})", inner.name, np));
     if (c.in_kernel) w.line(fmt::format("{}({});", fname, fmt::join(args, ", ")));
     else w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
@@ -1249,12 +1251,16 @@ GeneratedProgram Generator::run() {
     w.line("static thread_local char __sdfc_init_failure[1024];");
   }
   w.line("");
-  for (auto& f : functions_) {
+  for (auto& f : device_functions_) {
     w.raw(f);
     w.line("");
   }
   for (auto& k : kernels_) {
     w.raw(k);
+    w.line("");
+  }
+  for (auto& f : functions_) {
+    w.raw(f);
     w.line("");
   }
   for (auto& [s, v] : by_storage)

@@ -6,11 +6,33 @@
 ///  - persistent: Persistent (allocated at init for the symbol values given there, freed at exit);
 ///  - external: External (the caller's workspace, one per storage type; no allocation per call);
 ///  - pool: stream-ordered pool allocation for GPU storage; on the CPU, pool means scoped.
-/// Left as they are: transients the file declares Persistent, External, Global or `pool`;
-/// transients used only inside map scopes (a nested SDFG inside a map counts as inside); Register
-/// storage; scalars; transients of nested SDFGs (not yet); and, for persistent and external,
-/// transients whose size depends on symbols that are not arguments of the program.
-/// Without --transients (TransientMode::AsDeclared) no lifetime changes.
+/// Converted: arrays at a default lifetime, not `pool`, not in Register storage, with an access
+/// node outside every map scope; for persistent and external, only those whose size depends on
+/// arguments of the program alone. Left as they are: transients the file declares Persistent,
+/// External, Global or `pool`; transients used only inside map scopes; Register storage; scalars.
+///
+/// Nested SDFGs: the mode applies to the transients of every nested SDFG that is not inside a map
+/// scope (nor inside a nested SDFG that is: a nested SDFG inside a map counts as inside, at any
+/// depth), with the same selection:
+///  - persistent and external lift them, innermost first, into the SDFG that holds the nested SDFG
+///    node X: transient T of X's SDFG becomes a new transient `<X's label>_<T>` (made unique) of
+///    the parent, with T's dtype and storage and its shape, strides, offset and total size written
+///    through X's symbol mapping; in X's SDFG, T becomes a non-transient argument; in X's state, an
+///    access node of the new container and an edge into X's in-connector T when X's SDFG reads T
+///    (or neither reads nor writes it), and an edge from X's out-connector T to an access node when
+///    it writes T, both with full-range memlets. The parent then treats it as one of its own
+///    transients, so it rises to the top-level SDFG, where it is converted; every later pass and
+///    the code generator see an ordinary top-level transient. Lifted only when every extent,
+///    stride, offset and the total size, through the symbol mappings up to the top level, depends
+///    on arguments of the program alone (so the signature does not change); none may use a symbol
+///    a nested SDFG on the way assigns itself, or one its mapping leaves undefined. The rest stay in
+///    their nested SDFG, at their lifetime.
+///  - scoped and pool apply in place: the nested SDFG's function allocates the transient around
+///    its own call, which is what scoped means there (Scope), and for pool a stream-ordered pool
+///    allocation for GPU storage (Scope on the CPU). Lifting would only stretch the allocation
+///    over the whole program call.
+/// Without --transients (TransientMode::AsDeclared) no lifetime changes and nothing is lifted.
+///
 /// In every mode it then decides where each remaining default-lifetime transient is allocated
 /// (DataDesc::place): inside the one map scope that uses it, around the one state that uses it
 /// when its size depends on a symbol assigned during the program (an error when several states

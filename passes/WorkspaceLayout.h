@@ -24,7 +24,9 @@
 ///    their GPU operations run on one stream, the same for both (stream order then orders the uses).
 /// Greedy by first position: a transient joins the first slot whose members are all dead before
 /// it starts (and, for GPU storage, on its stream); a slot is as large as its largest member.
-/// External transients of nested SDFGs are not supported (an error from the code generator).
+/// External transients that a file declares inside nested SDFGs are not supported (an error from
+/// the code generator); those the memory mode makes External were lifted to the top level by
+/// transient-lifetimes, so they are laid out here like any other.
 /// Runs after synchronization (it reads the stream of every operation).
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "NestedStages.h"
 #include "TestUtil.h"
 #include "ir/Builder.h"
 #include "sdfc/sdfc.h"
@@ -339,4 +340,21 @@ TEST(Api, ACpuProgramRejectsAnExternalStream) {
   p.set_value("N", 4);
   p.call();
   EXPECT_EQ(y[3], 3.0);
+}
+
+TEST(Semantics, NestedSdfgTransientsInEveryMemoryMode) {
+  std::string json = nested_stages_json(false);
+  Program declared = Program::compile_string(json);
+  for (int n : {40, 17}) EXPECT_EQ(run_nested_stages(declared, n), nested_stages_expected(n)) << "N = " << n;
+  for (const char* mode : {"scoped", "persistent", "pool", "external"}) {
+    SCOPED_TRACE(mode);
+    Options o;
+    o.transients = mode;
+    Program p = Program::compile_string(json, o);
+    // External: the three nested transients, lifted to the top level, live in the workspace.
+    EXPECT_EQ(p.workspace_storages(),
+              std::string(mode) == "external" ? std::vector<std::string>{"CPU_Heap"} : std::vector<std::string>{});
+    // Twice, with a smaller N the second time (persistent and external re-initialize).
+    for (int n : {40, 17}) EXPECT_EQ(run_nested_stages(p, n), run_nested_stages(declared, n)) << "N = " << n;
+  }
 }

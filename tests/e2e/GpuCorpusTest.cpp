@@ -1,15 +1,16 @@
 // GPU end to end: every program_gpu*.sdfg of the corpus compiles for CUDA (nvcc) and HIP (hipcc,
 // compile only: there is no AMD GPU here), and, where a GPU is present, reproduces expected.json
 // in every transient memory mode; plus the seed reproducer of a device value read on the host
-// (corpus d2h_symbol_s, handbuilt) with a pageable and a pinned host scalar. Without a GPU the
-// runs skip, saying so; without nvcc/hipcc the compiles skip.
+// (corpus d2h_symbol_s, handbuilt) with a pageable and a pinned host scalar, and transients of
+// nested SDFGs in every memory mode. Without a GPU the runs skip, saying so; without nvcc/hipcc
+// the compiles skip.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 
+#include "NestedStages.h"
 #include "TestUtil.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
@@ -215,5 +216,30 @@ TEST(GpuWorkspace, HostMemoryIsRefusedForGpuGlobal) {
   cpu.call();
   // The GPU contracts a * b + c into FMAs: the last bits may differ from the CPU's.
   for (int i = 0; i < n; ++i) EXPECT_NEAR(out[i], want[i], 1e-12 * std::max(1.0, std::fabs(want[i]))) << i;
+}
+}  // namespace
+
+namespace {
+/// Transients of nested SDFGs on the GPU (NestedStages.h) in every memory mode — lifted to the top
+/// level by persistent and external, pooled in place by pool — on one and on two streams.
+TEST(GpuNested, NestedSdfgTransientsInEveryMemoryMode) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  std::string json = nested_stages_json(true);
+  for (const char* mode : {"", "scoped", "persistent", "pool", "external"})
+    for (int streams : {0, 2}) {
+      SCOPED_TRACE(fmt::format("--transients {} --gpu-streams {}", mode, streams));
+      Options o;
+      o.target = "cuda";
+      o.transients = mode;
+      o.gpu_streams = streams;
+      Program p = Program::compile_string(json, o);
+      try {
+        for (int n : {40, 17}) EXPECT_EQ(run_nested_stages(p, n), nested_stages_expected(n)) << "N = " << n;
+      } catch (const Error& e) {
+        if (std::string(e.what()).find("no GPU device found") != std::string::npos)
+          GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+        throw;
+      }
+    }
 }
 }  // namespace
