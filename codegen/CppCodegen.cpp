@@ -288,9 +288,21 @@ class Generator {
       c.declared_symbols.insert(s);
     }
     std::vector<std::string> frees;
+    const Workspace& arena = c.sdfg->arena;
+    bool use_arena = gpu_ && c.root && !arena.members.empty();
+    if (use_arena) {
+      w.line(fmt::format("// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
+                         arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
+      w.line("char* __arena = nullptr; " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", wide_size(arena.bytes))));
+    }
     for (auto& [name, d] : c.sdfg->arrays) {
       if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
       std::string dp = c.ptr + "/attributes/_arrays/" + pointer_token(name);
+      if (use_arena && d.arena_offset) {
+        w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena", ctype(d.dtype), ident(name),
+                           wide_size(d.arena_offset)));
+        continue;
+      }
       if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
         if (!c.root)
           unsupported(dp + "/attributes/lifetime", fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
@@ -322,6 +334,21 @@ class Generator {
       else host_waits({0}, w);
     }
     for (auto& f : frees) w.line(free_line(f, *c.data(f)));
+    if (use_arena) w.line(gpu_check("sdfc::gpu::gpuFree(__arena)"));
+  }
+
+  /// `e` (a size or offset in bytes) evaluated in 64 bits whatever the symbols' C types: a
+  /// lambda whose int64 parameters shadow the symbols, called with them.
+  std::string wide_size(const Expr& e) const {
+    std::set<std::string> names;
+    free_symbols(e, names);
+    if (names.empty()) return fmt::format("static_cast<std::size_t>({})", sym(e));
+    std::vector<std::string> params, args;
+    for (auto& n : names) {
+      params.push_back("std::int64_t " + ident(n));
+      args.push_back(ident(n));
+    }
+    return fmt::format("[]({}) {{ return static_cast<std::size_t>({}); }}({})", fmt::join(params, ", "), sym(e), fmt::join(args, ", "));
   }
 
   std::string gpu_alloc_line(const std::string& name, const DataDesc& d) {

@@ -55,6 +55,9 @@ class Dumper {
     for (auto& ws : s.workspaces)
       line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}", to_string(ws.storage),
                                 ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment, join_names(ws.members)));
+    if (!s.arena.members.empty())
+      line(ind + 1, fmt::format("arena {} (one allocation per call): {} bytes ({} without sharing), holds {}", to_string(s.arena.storage),
+                                ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
   }
 
   static std::string join_names(const std::vector<std::string>& names) {
@@ -81,6 +84,7 @@ class Dumper {
     if (d.place == DataDesc::Place::State && d.place_state) s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);
     if (d.place == DataDesc::Place::MapScope) s += fmt::format(" allocated-in-scope {}", d.place_scope);
     if (d.workspace_offset) s += " workspace-offset " + ex(d.workspace_offset);
+    if (d.arena_offset) s += " arena-offset " + ex(d.arena_offset);
     return s;
   }
 

@@ -66,6 +66,10 @@ struct DataDesc {
   /// workspace-layout: an External transient's byte offset from its storage's workspace base (a
   /// multiple of 256; symbolic in the init symbols). Null for everything else.
   Expr workspace_offset;
+  /// workspace-layout: a per-call GPU transient's byte offset in the call's arena (one allocation
+  /// per call for all of them; a multiple of 256; symbolic in the program's symbols). Null for
+  /// everything else.
+  Expr arena_offset;
 };
 
 /// workspace-layout: one External workspace (per storage type, DaCe's names).
@@ -212,6 +216,9 @@ struct SDFG {
   Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
   bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
   std::vector<Workspace> workspaces;  ///< workspace-layout (root only), ordered by storage
+  /// workspace-layout (root, GPU targets): the per-call arena of GPU_Global transients allocated
+  /// once per call (members empty: none); allocated at the call's start, freed at its end.
+  Workspace arena;
   int num_events = 0;                 ///< synchronization: events the program uses (root only)
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,

@@ -190,6 +190,7 @@ class Replay {
     if (d && d->workspace_offset)
       return fmt::format("the {} workspace at offset {}", to_string(d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage),
                          print_expr(d->workspace_offset));
+    if (d && d->arena_offset) return fmt::format("the call's arena at offset {}", print_expr(d->arena_offset));
     return name;
   }
 
@@ -204,7 +205,7 @@ class Replay {
       if (before.agent == agent || knows(agent, before)) continue;
       races_.insert(fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
                                 agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
-                                key == name ? "container " + name : key + ", shared by " + before.container + " and " + name));
+                                key == name || before.container == name ? "container " + name : key + ", shared by " + before.container + " and " + name));
     }
     // A write of the whole container is ordered after every earlier conflicting access (checked
     // above), so later accesses need only be checked against it.

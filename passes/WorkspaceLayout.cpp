@@ -192,6 +192,15 @@ Expr sum(const std::vector<Expr>& terms) {
   return simplify(acc);
 }
 
+/// A per-call GPU transient the arena holds: GPU_Global, not pooled, at a per-call lifetime, placed
+/// once per call (what is allocated around one state or inside a map scope keeps its own
+/// allocation), on a GPU target.
+bool in_arena(const DataDesc& d, const CompileOptions& options) {
+  return options.target != Target::CPU && d.transient && d.storage == StorageType::GPU_Global && !d.pool &&
+         (d.lifetime == Lifetime::Scope || d.lifetime == Lifetime::State || d.lifetime == Lifetime::SDFG) &&
+         d.place == DataDesc::Place::Call;
+}
+
 /// A run of workspace bytes that transients with disjoint live ranges take turns using.
 struct Slot {
   std::vector<std::string> members;
@@ -199,6 +208,71 @@ struct Slot {
   int stream = -1;  ///< GPU storage: the one stream of its members' operations
   Expr bytes;       ///< the largest member's size (Max of the sizes when symbolic)
 };
+
+/// Lays `members` (of one storage) out in 256-byte aligned slots; transients that may share
+/// (`may_share`) take turns in a slot when their live ranges are disjoint (and, for GPU storage,
+/// one stream runs all their work). Writes each member's offset through `set_offset`.
+Workspace lay_out_slots(SDFG& sdfg, StorageType storage, const std::vector<std::string>& members, Uses& uses,
+                        const std::function<bool(const DataDesc&)>& may_share_at_all,
+                        const std::function<void(DataDesc&, Expr)>& set_offset) {
+  Workspace ws;
+  ws.storage = storage;
+  ws.members = members;
+  // Transients that may share first (by first use), then the rest, each in a slot of its own.
+  std::vector<std::string> order = members;
+  auto first_use = [&](const std::string& n) {
+    auto& p = uses.positions[n];
+    return p.empty() ? Pos{-1} : *p.begin();
+  };
+  std::stable_sort(order.begin(), order.end(), [&](auto& a, auto& b) { return first_use(a) < first_use(b); });
+  std::vector<Slot> slots;
+  std::map<std::string, std::size_t> slot_of;
+  std::vector<Expr> unshared;
+  for (auto& n : order) {
+    DataDesc& d = *sdfg.find_data(n);
+    ws.alignment = std::max(ws.alignment, dtype_size(d.dtype));
+    Expr bytes = bytes_of(d);
+    unshared.push_back(align_up_expr(bytes, kOffsetAlignment));
+    auto& pos = uses.positions[n];
+    auto& streams = uses.streams[n];
+    bool gpu = is_gpu_storage(storage);
+    bool may_share = may_share_at_all(d) && !pos.empty() && (gpu ? streams.size() <= 1 : streams.empty());
+    int stream = streams.empty() ? -1 : *streams.begin();
+    std::size_t chosen = slots.size();
+    if (may_share)
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        Slot& s = slots[i];
+        if (s.last_position < 0 || s.last_position >= *pos.begin()) continue;
+        if (gpu && s.stream >= 0 && stream >= 0 && s.stream != stream) continue;
+        chosen = i;
+        break;
+      }
+    if (chosen == slots.size()) {
+      slots.push_back(Slot{{}, -1, -1, bytes});
+    } else {
+      Expr& b = slots[chosen].bytes;
+      auto cb = as_constant(b), cn = as_constant(bytes);
+      if (cb && cn) b = make_int(std::max(*cb, *cn));
+      else if (!equal(b, bytes)) b = make_call("Max", {b, bytes});
+    }
+    Slot& s = slots[chosen];
+    s.members.push_back(n);
+    // A transient that may not share closes its slot for everyone after it.
+    s.last_position = may_share ? std::max(s.last_position, *pos.rbegin()) : std::numeric_limits<Pos>::max();
+    if (stream >= 0) s.stream = stream;
+    slot_of[n] = chosen;
+  }
+  std::vector<Expr> slot_offsets;
+  Expr offset = make_int(0);
+  for (auto& s : slots) {
+    slot_offsets.push_back(offset);
+    offset = simplify(make_binary(BinOp::Add, offset, align_up_expr(s.bytes, kOffsetAlignment)));
+  }
+  for (auto& n : members) set_offset(*sdfg.find_data(n), slot_offsets[slot_of[n]]);
+  ws.bytes = offset;
+  ws.unshared_bytes = sum(unshared);
+  return ws;
+}
 
 }  // namespace
 
@@ -209,10 +283,17 @@ Expr align_up_expr(const Expr& bytes, std::int64_t align) {
 
 void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
   sdfg.workspaces.clear();
+  sdfg.arena = Workspace{};
   std::set<std::string> names;
+  std::vector<std::string> arena;
   for (auto& [n, d] : sdfg.arrays) {
     d.workspace_offset = nullptr;
+    d.arena_offset = nullptr;
     if (d.transient && d.lifetime == Lifetime::External) names.insert(n);
+    if (in_arena(d, options)) {
+      names.insert(n);
+      arena.push_back(n);
+    }
   }
   if (names.empty()) return;
 
@@ -242,7 +323,7 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
 
   std::map<StorageType, std::vector<std::string>> by_storage;
   for (auto& [n, d] : sdfg.arrays) {
-    if (!names.count(n)) continue;
+    if (!names.count(n) || d.lifetime != Lifetime::External) continue;
     StorageType s = d.storage == StorageType::Default ? StorageType::CPU_Heap : d.storage;
     bool gpu_target = options.target != Target::CPU;
     if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned && !(gpu_target && s == StorageType::GPU_Global))
@@ -254,65 +335,14 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
   }
 
   std::vector<Workspace> out;
-  for (auto& [storage, members] : by_storage) {
-    Workspace ws;
-    ws.storage = storage;
-    ws.members = members;
-    // Transients that may share first (by first use), then the rest, each in a slot of its own.
-    std::vector<std::string> order = members;
-    auto first_use = [&](const std::string& n) {
-      auto& p = uses.positions[n];
-      return p.empty() ? Pos{-1} : *p.begin();
-    };
-    std::stable_sort(order.begin(), order.end(), [&](auto& a, auto& b) { return first_use(a) < first_use(b); });
-    std::vector<Slot> slots;
-    std::map<std::string, std::size_t> slot_of;
-    std::vector<Expr> unshared;
-    for (auto& n : order) {
-      DataDesc& d = *sdfg.find_data(n);
-      ws.alignment = std::max(ws.alignment, dtype_size(d.dtype));
-      Expr bytes = bytes_of(d);
-      unshared.push_back(align_up_expr(bytes, kOffsetAlignment));
-      auto& pos = uses.positions[n];
-      auto& streams = uses.streams[n];
-      bool gpu = is_gpu_storage(storage);
-      bool may_share = d.lifetime_from_mode && !pos.empty() && (gpu ? streams.size() <= 1 : streams.empty());
-      int stream = streams.empty() ? -1 : *streams.begin();
-      std::size_t chosen = slots.size();
-      if (may_share)
-        for (std::size_t i = 0; i < slots.size(); ++i) {
-          Slot& s = slots[i];
-          if (s.last_position < 0 || s.last_position >= *pos.begin()) continue;
-          if (gpu && s.stream >= 0 && stream >= 0 && s.stream != stream) continue;
-          chosen = i;
-          break;
-        }
-      if (chosen == slots.size()) {
-        slots.push_back(Slot{{}, -1, -1, bytes});
-      } else {
-        Expr& b = slots[chosen].bytes;
-        auto cb = as_constant(b), cn = as_constant(bytes);
-        if (cb && cn) b = make_int(std::max(*cb, *cn));
-        else if (!equal(b, bytes)) b = make_call("Max", {b, bytes});
-      }
-      Slot& s = slots[chosen];
-      s.members.push_back(n);
-      // A transient that may not share closes its slot for everyone after it.
-      s.last_position = may_share ? std::max(s.last_position, *pos.rbegin()) : std::numeric_limits<Pos>::max();
-      if (stream >= 0) s.stream = stream;
-      slot_of[n] = chosen;
-    }
-    std::vector<Expr> slot_offsets;
-    Expr offset = make_int(0);
-    for (auto& s : slots) {
-      slot_offsets.push_back(offset);
-      offset = simplify(make_binary(BinOp::Add, offset, align_up_expr(s.bytes, kOffsetAlignment)));
-    }
-    for (auto& n : members) sdfg.find_data(n)->workspace_offset = slot_offsets[slot_of[n]];
-    ws.bytes = offset;
-    ws.unshared_bytes = sum(unshared);
-    out.push_back(std::move(ws));
-  }
+  for (auto& [storage, members] : by_storage)
+    out.push_back(lay_out_slots(
+        sdfg, storage, members, uses, [](const DataDesc& d) { return d.lifetime_from_mode; },
+        [](DataDesc& d, Expr offset) { d.workspace_offset = std::move(offset); }));
+  if (!arena.empty())
+    sdfg.arena = lay_out_slots(
+        sdfg, StorageType::GPU_Global, arena, uses, [](const DataDesc&) { return true; },
+        [](DataDesc& d, Expr offset) { d.arena_offset = std::move(offset); });
   sdfg.workspaces = std::move(out);
 }
 

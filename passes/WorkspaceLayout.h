@@ -27,6 +27,13 @@
 /// External transients that a file declares inside nested SDFGs are not supported (an error from
 /// the code generator); those the memory mode makes External were lifted to the top level by
 /// transient-lifetimes, so they are laid out here like any other.
+///
+/// The call's arena (GPU targets): the GPU_Global transients allocated once per call (DaCe's
+/// default lifetimes, not pooled, placed per call by transient-lifetimes) get offsets in one
+/// allocation per call (DataDesc::arena_offset, SDFG::arena) with the same slots and sharing rules
+/// — all of them may share, since none holds data across calls. One gpuMalloc/gpuFree pair per
+/// call instead of one per transient, and the arena is the peak footprint. What is allocated
+/// around one state, inside a map scope, pooled, or in a nested SDFG keeps its own allocation.
 /// Runs after synchronization (it reads the stream of every operation).
 #pragma once
 

@@ -179,3 +179,35 @@ TEST(WorkspaceLayout, KernelsInOneStateOnTwoStreamsDoNotShare) {
   run_pipeline(*one, gpu_external(0));
   EXPECT_EQ(offset_of(*one, "a1"), offset_of(*one, "b1"));
 }
+
+TEST(WorkspaceLayout, PerCallGpuTransientsShareOneArena) {
+  // At DaCe's default lifetimes the chain's GPU transients are allocated once per call: one arena
+  // (one allocation) holds them, with the same sharing as a workspace (t1/t3 and t2/t4).
+  CompileOptions o;
+  o.target = Target::CUDA;
+  auto sdfg = gpu_chain_in_one_state();
+  run_pipeline(*sdfg, o);
+  EXPECT_TRUE(sdfg->workspaces.empty());
+  EXPECT_EQ(sdfg->arena.members, (std::vector<std::string>{"t1", "t2", "t3", "t4"}));
+  EXPECT_EQ(at(sdfg->arena.bytes, 100), 2 * 1024);
+  EXPECT_EQ(at(sdfg->arena.unshared_bytes, 100), 4 * 1024);
+  auto arena_at = [&](const std::string& n) { return at(sdfg->find_data(n)->arena_offset, 100); };
+  EXPECT_EQ(arena_at("t1"), arena_at("t3"));
+  EXPECT_NE(arena_at("t1"), arena_at("t2"));
+  // Not in the arena: pooled transients (stream-ordered allocation), the other modes, the CPU.
+  auto pooled = gpu_chain_in_one_state();
+  pooled->find_data("t2")->pool = true;
+  run_pipeline(*pooled, o);
+  EXPECT_EQ(pooled->arena.members, (std::vector<std::string>{"t1", "t3", "t4"}));
+  EXPECT_FALSE(pooled->find_data("t2")->arena_offset);
+  for (TransientMode m : {TransientMode::Persistent, TransientMode::External, TransientMode::Pool}) {
+    auto other = gpu_chain_in_one_state();
+    CompileOptions om = o;
+    om.transients = m;
+    run_pipeline(*other, om);
+    EXPECT_TRUE(other->arena.members.empty()) << to_string(m);
+  }
+  auto cpu = chain();
+  run_pipeline(*cpu, CompileOptions{});
+  EXPECT_TRUE(cpu->arena.members.empty());
+}
