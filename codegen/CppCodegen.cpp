@@ -1040,7 +1040,8 @@ class Generator {
   }
 
   /// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for
-  /// contiguous data, cudaMemcpy2DAsync for rows of a 2D block.
+  /// contiguous data, otherwise cudaMemcpy2DAsync for each 2D block of rows (host loops over
+  /// the outer dimensions of an N-D block; strided single elements are rows of one element).
   void emit_gpu_copy(const Ctx& c, const std::string& src, const std::string& dst, const Range& rs, const Range& rd,
                      const std::vector<std::size_t>& ds, const std::vector<std::size_t>& dd, const DataEdge& e,
                      const std::string& ep, CodeWriter& w) {
@@ -1072,18 +1073,43 @@ class Generator {
                                    to, from, sym(count), elem, gpu_stream(e.stream))));
       return;
     }
-    if (ds.size() == 2 && dd.size() == 2 && ds[1] + 1 == rs.size() && dd[1] + 1 == rd.size() &&
-        as_constant(sd.strides.back()) == 1 && as_constant(dd_desc.strides.back()) == 1) {
-      w.line(gpu_check(fmt::format(
-          "sdfc::gpu::gpuMemcpy2DAsync({}, static_cast<std::size_t>({}) * sizeof({}), {}, static_cast<std::size_t>({}) * sizeof({}), "
-          "static_cast<std::size_t>({}) * sizeof({}), static_cast<std::size_t>({}), sdfc::gpu::kMemcpyDefault, {})",
-          to, sym(dd_desc.strides[dd[0]]), elem, from, sym(sd.strides[ds[0]]), elem, sym(extent(rs[ds[1]])), elem,
-          sym(extent(rs[ds[0]])), gpu_stream(e.stream))));
-      return;
+    // Otherwise: rows of a 2D block per cudaMemcpy2DAsync, in host loops over the outer moved
+    // dimensions. A row is the innermost moved dimension when it has unit strides and steps on
+    // both sides (a run of elements), else one element; the row pitch is stride * step of the
+    // next moved dimension outwards.
+    auto unit = [](const DataDesc& d, const Range& r, std::size_t k) {
+      return as_constant(simplify(d.strides[k])) == 1 && as_constant(r[k].step) == 1;
+    };
+    std::size_t n = ds.size();
+    bool runs = unit(sd, rs, ds[n - 1]) && unit(dd_desc, rd, dd[n - 1]);
+    std::size_t pitch_dim = runs ? n - 2 : n - 1;  // index into ds/dd of the row dimension; n - 2 wraps when n == 1
+    std::size_t outer = runs ? (n >= 2 ? n - 2 : 0) : n - 1;
+    auto pitch = [&](const DataDesc& d, const Range& r, std::size_t k) { return simplify(make_binary(BinOp::Mul, d.strides[k], r[k].step)); };
+    for (std::size_t i = 0; i < n; ++i)
+      for (const Expr* x : {&rs[ds[i]].step, &rd[dd[i]].step, &sd.strides[ds[i]], &dd_desc.strides[dd[i]]})
+        if (auto v = as_constant(simplify(*x)); v && *v <= 0)
+          unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" runs backwards (a negative step or stride) and involves GPU "
+                                      "memory; not supported yet",
+                                      src, dst));
+    std::vector<Expr> is = starts(rs), id = starts(rd);
+    w.open("");
+    for (std::size_t k = 0; k < outer; ++k) {
+      std::string v = fmt::format("__c{}", k);
+      w.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0})", v, sym(extent(rs[ds[k]]))));
+      Expr var = make_symbol(v);
+      is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
+      id[dd[k]] = make_binary(BinOp::Add, rd[dd[k]].start, make_binary(BinOp::Mul, var, rd[dd[k]].step));
     }
-    unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" with this layout involves GPU memory and is neither contiguous "
-                                "nor a 2D block; not supported yet",
-                                src, dst));
+    std::string width = runs ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(extent(rs[ds[n - 1]])), elem)
+                             : fmt::format("sizeof({})", elem);
+    bool has_rows = runs ? n >= 2 : true;
+    std::string height = has_rows ? fmt::format("static_cast<std::size_t>({})", sym(extent(rs[ds[pitch_dim]]))) : "1";
+    std::string spitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(sd, rs, ds[pitch_dim])), elem) : width;
+    std::string dpitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(dd_desc, rd, dd[pitch_dim])), elem) : width;
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpy2DAsync({}, {}, {}, {}, {}, {}, sdfc::gpu::kMemcpyDefault, {})", address(c, dst, id, ep),
+                                 dpitch, address(c, src, is, ep), spitch, width, height, gpu_stream(e.stream))));
+    for (std::size_t k = 0; k < outer; ++k) w.close();
+    w.close();
   }
 
   void emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {

@@ -243,3 +243,43 @@ TEST(GpuNested, NestedSdfgTransientsInEveryMemoryMode) {
     }
 }
 }  // namespace
+
+/// Copies of N-D blocks between host and GPU memory and a strided column (tests/codegen/cuda/
+/// gpu_copies_nd.sdfg): the 3D interior of C over A on the GPU, a column of it, both back.
+TEST(GpuCopies, NdBlocksAndStridedColumns) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/gpu_copies_nd.sdfg";
+  const std::int64_t n = 7;
+  const std::size_t cells = static_cast<std::size_t>(n * n * n);
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    Options o;
+    o.target = "cuda";
+    o.gpu_streams = streams;
+    Program p = Program::compile_file(file, o);
+    std::vector<double> a(cells), c(cells), b(cells, -1.0), hcol(static_cast<std::size_t>(n), -1.0);
+    for (std::size_t i = 0; i < cells; ++i) {
+      a[i] = static_cast<double>(i);
+      c[i] = 1000.0 + static_cast<double>(i);
+    }
+    p.set_array("A", a.data(), cells);
+    p.set_array("C", c.data(), cells);
+    p.set_array("B", b.data(), cells);
+    p.set_array("hcol", hcol.data(), hcol.size());
+    p.set_value("N", n);
+    try {
+      p.call();
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+      throw;
+    }
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return static_cast<std::size_t>((i * n + j) * n + k); };
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t k = 0; k < n; ++k) {
+          bool interior = i > 0 && j > 0 && k > 0 && i < n - 1 && j < n - 1 && k < n - 1;
+          ASSERT_EQ(b[at(i, j, k)], interior ? c[at(i, j, k)] : a[at(i, j, k)]) << i << "," << j << "," << k;
+        }
+    for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(hcol[static_cast<std::size_t>(i)], b[at(i, 2, 3)]) << i;
+  }
+}
