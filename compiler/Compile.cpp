@@ -87,7 +87,9 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
                                      file, check.cpp_tasklets);
     return generate(sdfg, options, file);
   } catch (const UserError& e) {
-    throw InvalidInput({e.diagnostic()});
+    Diagnostic d = e.diagnostic();
+    if (d.file.empty()) d.file = file;  // passes know the JSON pointer, not the file
+    throw InvalidInput({d});
   }
 }
 

@@ -173,9 +173,52 @@ struct HostReads {
     return st;
   }
 
-  void region(Block& r) {
+  /// A copy state for `names` that runs just before block `k` of region `r`.
+  void insert_before(Block& r, std::size_t k, const std::vector<std::string>& names, const std::string& label) {
+    int fresh = static_cast<int>(r.blocks.size());
+    for (auto& e : r.cf_edges)
+      if (e.dst == static_cast<int>(k)) e.dst = fresh;
+    InterstateEdge into;
+    into.src = fresh;
+    into.dst = static_cast<int>(k);
+    r.cf_edges.push_back(into);
+    if (r.start_block == static_cast<int>(k) || (r.start_block < 0 && k == 0)) r.start_block = fresh;
+    r.blocks.push_back(copy_state(names, label));
+  }
+
+  /// A copy state for `names` after every block of the loop body that ends an iteration (a block
+  /// with no successor that is not a break or return).
+  void append_to_body(Block& loop, const std::vector<std::string>& names) {
+    int fresh = static_cast<int>(loop.blocks.size());
+    std::vector<bool> has_succ(loop.blocks.size(), false);
+    for (auto& e : loop.cf_edges) has_succ[static_cast<std::size_t>(e.src)] = true;
+    for (std::size_t j = 0; j < loop.blocks.size(); ++j) {
+      BlockKind kind = loop.blocks[j]->kind;
+      if (has_succ[j] || kind == BlockKind::Break || kind == BlockKind::Return) continue;
+      InterstateEdge out;
+      out.src = static_cast<int>(j);
+      out.dst = fresh;
+      loop.cf_edges.push_back(out);
+    }
+    if (loop.blocks.empty()) loop.start_block = fresh;
+    loop.blocks.push_back(copy_state(names, fmt::format("sdfc_copy_after_{}", loop.label)));
+  }
+
+  /// Whether `b`'s body continues `b` (a continue block not inside a nested loop).
+  static bool has_continue(const Block& b) {
+    for (auto& c : b.blocks) {
+      if (c->kind == BlockKind::Continue) return true;
+      if (c->kind == BlockKind::Region && has_continue(*c)) return true;
+      for (auto& [cond, body] : c->branches)
+        if (has_continue(*body)) return true;
+    }
+    return false;
+  }
+
+  void region(Block& r, const std::string& ptr) {
     for (std::size_t k = 0; k < r.blocks.size(); ++k) {
       Block& b = *r.blocks[k];
+      std::string bp = ptr + "/nodes/" + std::to_string(k);
       if (b.kind == BlockKind::Conditional) {
         std::vector<std::string> names;
         for (auto& [c, body] : b.branches)
@@ -186,23 +229,26 @@ struct HostReads {
           for (auto& [c, body] : b.branches)
             if (c)
               for (auto& g : names) c->code = rename_in_code(c->code, g, host_copy_of(g));
-          int fresh = static_cast<int>(r.blocks.size());
-          for (auto& e : r.cf_edges)
-            if (e.dst == static_cast<int>(k)) e.dst = fresh;
-          InterstateEdge into;
-          into.src = fresh;
-          into.dst = static_cast<int>(k);
-          r.cf_edges.push_back(into);
-          if (r.start_block == static_cast<int>(k) || (r.start_block < 0 && k == 0)) r.start_block = fresh;
-          r.blocks.push_back(copy_state(names, fmt::format("sdfc_copy_for_{}", b.label)));
+          insert_before(r, k, names, fmt::format("sdfc_copy_for_{}", b.label));
         }
       }
       if (b.kind == BlockKind::Loop) {
         for (auto* st : {&b.init_statement, &b.update_statement})
           if (*st && !gpu_reads((*st)->code).empty())
-            throw UserError(Diagnostic{"", "", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its statements; copy the data to the host first", b.label)});
-        if (!gpu_reads(b.loop_condition.code).empty())
-          throw UserError(Diagnostic{"", "", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its condition; copy the data to the host first", b.label)});
+            throw UserError(Diagnostic{"", bp, 0, 0, fmt::format("loop \"{}\" reads GPU memory in its statements; copy the data to the host first", b.label)});
+        std::vector<std::string> names = gpu_reads(b.loop_condition.code);
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+        if (!names.empty()) {
+          // The condition is tested before the first iteration and after each: copies before the
+          // loop and at the end of its body. A `continue` would skip the latter.
+          if (has_continue(b))
+            throw UserError(Diagnostic{"", bp + "/attributes/loop_condition", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its condition and its body has a "
+                                                                 "continue; copy the data to the host at the end of the body first",
+                                                                 b.label)});
+          for (auto& g : names) b.loop_condition.code = rename_in_code(b.loop_condition.code, g, host_copy_of(g));
+          append_to_body(b, names);
+          insert_before(r, k, names, fmt::format("sdfc_copy_for_{}", b.label));
+        }
       }
     }
     // Interstate edges leaving a state: the copy goes at the end of that state.
@@ -215,7 +261,7 @@ struct HostReads {
       if (names.empty()) continue;
       Block& src = *r.blocks[static_cast<std::size_t>(e.src)];
       if (src.kind != BlockKind::State)
-        throw UserError(Diagnostic{"", "", 0, 0, fmt::format("an interstate edge after \"{}\" reads GPU memory; copy the data to the host in a state first", src.label)});
+        throw UserError(Diagnostic{"", ptr + "/nodes/" + std::to_string(e.src), 0, 0, fmt::format("an interstate edge after \"{}\" reads GPU memory; copy the data to the host in a state first", src.label)});
       auto copies = copy_state(names, "");
       int base = static_cast<int>(src.nodes.size());
       for (auto& node : copies->nodes) src.nodes.push_back(std::move(node));
@@ -229,16 +275,18 @@ struct HostReads {
       for (auto& [k, v] : e.assignments)
         for (auto& g : names) v = rename_in_code(v, g, host_copy_of(g));
     }
-    for (auto& b : r.blocks) {
-      if (b->is_region()) region(*b);
-      for (auto& [c, body] : b->branches) region(*body);
+    for (std::size_t k = 0; k < r.blocks.size(); ++k) {
+      Block& b = *r.blocks[k];
+      std::string bp = ptr + "/nodes/" + std::to_string(k);
+      if (b.is_region()) region(b, bp);
+      for (std::size_t i = 0; i < b.branches.size(); ++i) region(*b.branches[i].second, bp + "/branches/" + std::to_string(i) + "/1");
     }
   }
 };
 
 void normalize(SDFG& sdfg, const CompileOptions& options) {
   Normalizer{options, {}}.sdfg(sdfg, false);
-  if (options.target != Target::CPU) HostReads{sdfg}.region(sdfg.root);
+  if (options.target != Target::CPU) HostReads{sdfg}.region(sdfg.root, "");
 }
 
 }  // namespace sdfc

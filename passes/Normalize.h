@@ -6,7 +6,12 @@
 ///    becomes Sequential;
 ///  - storage: `Default` arrays become CPU_Heap; `Default` scalars stay `Default` (host locals);
 ///  - connector types: a connector declared with type null gets the dtype of the data its memlet
-///    refers to (DaCe's type inference).
+///    refers to (DaCe's type inference);
+///  - GPU targets: host code that reads GPU memory gets device-to-host copies into host
+///    transients (`__sdfc_host_X`) and reads those: interstate edges (a copy at the end of the
+///    source state), conditional blocks (a copy state before the block), loop conditions (copy
+///    states before the loop and at the end of its body; an error when the body has a continue,
+///    and for loop init/update statements).
 /// Assumes a validated SDFG. Must run before every other pass.
 #pragma once
 

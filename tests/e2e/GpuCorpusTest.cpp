@@ -283,3 +283,29 @@ TEST(GpuCopies, NdBlocksAndStridedColumns) {
     for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(hcol[static_cast<std::size_t>(i)], b[at(i, 2, 3)]) << i;
   }
 }
+
+/// A while loop whose condition reads a value the GPU computes (tests/codegen/cuda/
+/// gpu_loop_cond.sdfg): r is halved on the GPU while r > 0.5, c counts the iterations.
+TEST(GpuLoops, ConditionReadsAGpuValue) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/gpu_loop_cond.sdfg";
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    Options o;
+    o.target = "cuda";
+    o.gpu_streams = streams;
+    Program p = Program::compile_file(file, o);
+    double r = 10.0;
+    std::int64_t c = 0;
+    p.set_array("hr", &r, 1);
+    p.set_array("hc", &c, 1);
+    try {
+      p.call();
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+      throw;
+    }
+    EXPECT_EQ(r, 0.3125);  // 10 -> 5 -> 2.5 -> 1.25 -> 0.625 -> 0.3125
+    EXPECT_EQ(c, 5);
+  }
+}
