@@ -679,8 +679,7 @@ class Generator {
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
     std::size_t dims = m.params.size();
-    if (dims == 0 || dims > 3)
-      unsupported(np + "/attributes/params", fmt::format("GPU map \"{}\" has {} parameters; 1 to 3 are supported", m.label, dims));
+    if (dims == 0) unsupported(np + "/attributes/params", fmt::format("GPU map \"{}\" has no parameters", m.label));
     // What the kernel touches: containers on the scope's edges; symbols in its expressions and code.
     std::vector<int> nodes = scope_nodes(st, id);
     std::set<int> in_scope(nodes.begin(), nodes.end());
@@ -779,7 +778,29 @@ class Generator {
     // own loads (5-point stencil on the H200: 0.79 -> 0.9 of the copy bandwidth, docs/benchmarks.md).
     const int rows = dims >= 2 && coarsen_rows(st, id) ? kRowsPerThread : 1;
     const char* axis[] = {"x", "y", "z"};
+    // Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
+    // fastest-varying last); each thread decodes its point with divisions, as DaCe does.
+    auto z_extent = [&] {
+      Expr e = make_int(1);
+      for (std::size_t d = 0; d + 2 < dims; ++d) e = make_binary(BinOp::Mul, e, extent(m.range[d]));
+      return simplify(e);
+    };
     auto index = [&](std::size_t k) {
+      if (k == 2 && dims > 3) {
+        kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
+        kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent())));
+        kw.line("int64_t __rz = __tz;");
+        for (std::size_t d = dims - 2; d-- > 0;) {
+          const RangeDim& r = m.range[d];
+          if (d > 0) {
+            kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start), sym(extent(r)), sym(r.step)));
+            kw.line(fmt::format("__rz /= {};", sym(extent(r))));
+          } else {
+            kw.line(fmt::format("const int64_t {} = {} + __rz * {};", ident(m.params[d]), sym(r.start), sym(r.step)));
+          }
+        }
+        return;
+      }
       std::size_t dim = dims - 1 - k;  // the last parameter runs along x
       const RangeDim& r = m.range[dim];
       if (k == 1 && rows > 1) {
@@ -809,9 +830,9 @@ class Generator {
     stream_waits(n.stream, n.wait_events, w);
     w.open("");
     std::vector<std::string> counts;
-    for (std::size_t k = 0; k < dims; ++k) {
+    for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
       std::size_t dim = dims - 1 - k;
-      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(extent(m.range[dim]))));
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
     w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing

@@ -309,3 +309,33 @@ TEST(GpuLoops, ConditionReadsAGpuValue) {
     EXPECT_EQ(c, 5);
   }
 }
+
+/// A GPU map of 4 parameters (tests/codegen/cuda/kernel_4d.sdfg): every point computed once, with
+/// the right indices (host arrays bound to the device arguments are mirrored by the Program).
+TEST(GpuKernels, FourParameterMap) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/kernel_4d.sdfg";
+  const std::int64_t n = 9;
+  const std::size_t cells = static_cast<std::size_t>(2 * 3 * n * 5);
+  Options o;
+  o.target = "cuda";
+  Program p = Program::compile_file(file, o);
+  std::vector<double> a(cells), b(cells, -1.0);
+  for (std::size_t i = 0; i < cells; ++i) a[i] = 0.5 * static_cast<double>(i);
+  p.set_array("A", a.data(), cells);
+  p.set_array("B", b.data(), cells);
+  p.set_value("N", n);
+  try {
+    p.call();
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+    throw;
+  }
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t k = 0; k < n; ++k)
+        for (std::int64_t l = 0; l < 5; ++l) {
+          std::size_t at = static_cast<std::size_t>(((i * 3 + j) * n + k) * 5 + l);
+          ASSERT_EQ(b[at], a[at] * 2.0 + static_cast<double>(i * 1000 + j * 100 + k * 10 + l)) << i << j << k << l;
+        }
+}
