@@ -103,6 +103,7 @@ struct Ctx {
   bool parallel = false;  ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
   int loop_depth = 0;     ///< enclosing LoopRegions (break/continue need one)
   bool in_kernel = false; ///< emitting device code (a GPU kernel body)
+  int block_kernel = -1;  ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
@@ -562,7 +563,9 @@ class Generator {
         if (!size)
           unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
                       fmt::format("transient \"{}\" inside a map scope needs a constant size", name));
-        w.line(fmt::format("{} {}[{}];  // transient local to the scope", ctype(d.dtype), ident(name), *size));
+        bool shared = c.block_kernel >= 0 && scope == c.block_kernel && d.storage == StorageType::GPU_Shared;
+        w.line(fmt::format("{}{} {}[{}];  // transient local to the {}", shared ? "__shared__ " : "", ctype(d.dtype), ident(name), *size,
+                           shared ? "block (GPU_Shared)" : "scope"));
       }
     }
     const Adjacency& ad = adj(st);
@@ -628,6 +631,26 @@ class Generator {
       emit_kernel(c, st, ptr, id, w);
       return;
     }
+    if (m.schedule == ScheduleType::GPU_ThreadBlock && c.block_kernel >= 0 && n.scope_entry == c.block_kernel) {
+      // One thread of the block per point; the block waits for all of them before going on.
+      w.line(fmt::format("// map {}[{}] (GPU_ThreadBlock, {}): the block's threads", m.label, range_str(m.range), np));
+      const char* axis[] = {"x", "y", "z"};
+      std::size_t d = m.params.size();
+      std::vector<std::string> guards;
+      for (std::size_t k = 0; k < d; ++k) guards.push_back(fmt::format("threadIdx.{} < {}", axis[k], sym(extent(m.range[d - 1 - k]))));
+      w.open(fmt::format("if ({})", fmt::join(guards, " && ")));
+      for (std::size_t k = 0; k < d; ++k) {
+        const RangeDim& r = m.range[d - 1 - k];
+        w.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(threadIdx.{}) * {};", ident(m.params[d - 1 - k]), sym(r.start), axis[k],
+                           sym(r.step)));
+      }
+      Ctx inner = c;
+      inner.block_kernel = -1;
+      emit_scope(inner, st, ptr, id, w, true);
+      w.close();
+      w.line("__syncthreads();");
+      return;
+    }
     w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
     bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
     if (multicore && !parallel) w.line("#pragma omp parallel for");
@@ -654,6 +677,94 @@ class Generator {
       if (st.node(v).scope_exit >= 0) out.push_back(st.node(v).scope_exit);
     }
     return out;
+  }
+
+  /// A kernel whose thread-block maps run as the block's threads: one block per point of the
+  /// kernel map (its parameters from blockIdx), the block shape from the thread-block maps.
+  void emit_block_kernel(Ctx& kc, const Block& st, const std::string& ptr, int id, const std::vector<std::string>& params,
+                         const std::vector<std::string>& args, const std::vector<int>& block, CodeWriter& w) {
+    const Node& n = st.node(id);
+    const MapInfo& m = n.map;
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    std::size_t dims = m.params.size();
+    const char* axis[] = {"x", "y", "z"};
+    int threads = block[0] * block[1] * block[2];
+    std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, kernels_.size());
+    CodeWriter kw;
+    kw.line(fmt::format("// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads", m.label,
+                        range_str(m.range), np));
+    kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+    for (std::size_t k = 0; k < dims; ++k) {
+      const RangeDim& r = m.range[dims - 1 - k];
+      kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};", ident(m.params[dims - 1 - k]), sym(r.start), axis[k],
+                          sym(r.step)));
+    }
+    kc.block_kernel = id;
+    in_kernel_ = true;
+    emit_scope(kc, st, ptr, id, kw, true);
+    in_kernel_ = false;
+    kw.close();
+    kernels_.push_back(kw.str());
+
+    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}, blocks of {} x {} x {} threads", m.label, range_str(m.range), np,
+                       kname, n.stream, block[0], block[1], block[2]));
+    stream_waits(n.stream, n.wait_events, w);
+    w.open("");
+    std::vector<std::string> counts, grid;
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (k < dims) {
+        w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(extent(m.range[dims - 1 - k]))));
+        counts.push_back(fmt::format("__n{} > 0", axis[k]));
+        grid.push_back(fmt::format("static_cast<unsigned>(__n{})", axis[k]));
+      } else {
+        grid.push_back("1u");
+      }
+    }
+    w.open(fmt::format("if ({})", fmt::join(counts, " && ")));
+    w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
+    w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
+    w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
+    w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
+    w.close();
+    w.close();
+    stream_record(n.stream, n.record_event, w);
+  }
+
+  /// The thread-block maps of kernel map `entry` when they can run as the threads of one block
+  /// (DaCe's GPU_ThreadBlock semantics: one block per point of the kernel map, one thread per
+  /// point of each thread-block map, a __syncthreads() after each): every one of them a direct
+  /// child of the kernel map with a constant extent, 3 dimensions at most, nothing else but access
+  /// nodes directly in the kernel map, at most 1,024 threads, the kernel map of 3 dimensions at
+  /// most. Empty otherwise (the thread-block maps then run as loops in each thread: correct, not
+  /// parallel). `block` receives the block shape (x first).
+  std::vector<int> thread_block_maps(const Block& st, int entry, std::vector<int>& block) {
+    std::vector<int> maps;
+    block = {1, 1, 1};
+    if (st.node(entry).map.params.size() > 3) return {};
+    for (int v : scope_nodes(st, entry)) {
+      const Node& x = st.node(v);
+      if (v == entry || v == st.node(entry).scope_exit) continue;
+      bool direct = x.scope_entry == entry && !(x.kind == NodeKind::MapExit && st.node(x.scope_entry).scope_entry != entry);
+      bool tb = x.kind == NodeKind::MapEntry && x.map.schedule == ScheduleType::GPU_ThreadBlock;
+      if (tb && x.scope_entry != entry) return {};
+      if (tb) {
+        if (x.map.params.size() > 3) return {};
+        std::size_t d = x.map.params.size();
+        for (std::size_t k = 0; k < d; ++k) {
+          auto e = as_constant(extent(x.map.range[d - 1 - k]));
+          if (!e || *e <= 0) return {};
+          block[k] = std::max<int>(block[k], static_cast<int>(*e));
+        }
+        maps.push_back(v);
+        continue;
+      }
+      if (x.kind == NodeKind::MapExit && x.scope_entry >= 0 && st.node(x.scope_entry).map.schedule == ScheduleType::GPU_ThreadBlock &&
+          st.node(x.scope_entry).scope_entry == entry)
+        continue;
+      if (direct && x.kind != NodeKind::Access) return {};
+    }
+    if (maps.empty() || static_cast<long>(block[0]) * block[1] * block[2] > 1024) return {};
+    return maps;
   }
 
   /// Whether the kernel of map `entry` may compute several rows per thread: its body must not
@@ -761,6 +872,12 @@ class Generator {
       auto t = c.sdfg->symbol_type(s2);
       params.push_back(fmt::format("const {} {}", t ? ctype(*t) : "int64_t", ident(s2)));
       args.push_back(ident(s2));
+    }
+    std::vector<int> tb_block;
+    std::vector<int> tb_maps = thread_block_maps(st, id, tb_block);
+    if (!tb_maps.empty()) {
+      emit_block_kernel(kc, st, ptr, id, params, args, tb_block, w);
+      return;
     }
     // Block shape: gpu_block_size when given, otherwise 256 threads shaped by dimensionality.
     std::vector<int> block = m.gpu_block_size;

@@ -51,8 +51,12 @@ struct Normalizer {
       bool nested = in_map || (n->kind == NodeKind::MapExit ? st.node(n->scope_entry).scope_entry >= 0 : n->scope_entry >= 0);
       if (n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::Default)
         n->map.schedule = nested ? ScheduleType::Sequential : ScheduleType::CPU_Multicore;
-      // Maps inside GPU kernels run as loops in each thread (GPU_ThreadBlock included, for now).
-      if (n->kind == NodeKind::MapEntry && n->scope_entry >= 0 && is_gpu_schedule(n->map.schedule) &&
+      // Maps inside GPU kernels run as loops in each thread, except GPU_ThreadBlock maps directly
+      // inside the kernel map: the code generator runs those on the block's threads when it can.
+      bool thread_block = n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::GPU_ThreadBlock && !in_map &&
+                          n->scope_entry >= 0 && st.node(n->scope_entry).map.schedule == ScheduleType::GPU_Device &&
+                          st.node(n->scope_entry).scope_entry < 0;
+      if (n->kind == NodeKind::MapEntry && n->scope_entry >= 0 && is_gpu_schedule(n->map.schedule) && !thread_block &&
           options.target != Target::CPU)
         n->map.schedule = ScheduleType::Sequential;
       if (n->kind == NodeKind::NestedSDFG) sdfg(*n->sdfg, nested || n->scope_entry >= 0);

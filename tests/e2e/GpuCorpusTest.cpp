@@ -339,3 +339,33 @@ TEST(GpuKernels, FourParameterMap) {
           ASSERT_EQ(b[at], a[at] * 2.0 + static_cast<double>(i * 1000 + j * 100 + k * 10 + l)) << i << j << k << l;
         }
 }
+
+/// GPU_ThreadBlock maps on the block's threads through __shared__ memory (tests/codegen/cuda/
+/// thread_blocks.sdfg: each block doubles its 32 elements into shared memory, then writes them
+/// reversed), and the same program with a symbolic thread-block extent (loops in each thread).
+TEST(GpuKernels, ThreadBlockMapsThroughSharedMemory) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (const char* name : {"thread_blocks", "thread_blocks_symbolic"}) {
+    SCOPED_TRACE(name);
+    const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/" + name + ".sdfg";
+    const std::int64_t n = 4 * 32;
+    Options o;
+    o.target = "cuda";
+    Program p = Program::compile_file(file, o);
+    std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n), -1.0);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0 + static_cast<double>(i);
+    p.set_array("A", a.data(), a.size());
+    p.set_array("B", b.data(), b.size());
+    p.set_value("N", n);
+    if (std::string(name) == "thread_blocks_symbolic") p.set_value("K", std::int64_t{32});
+    try {
+      p.call();
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
+      throw;
+    }
+    for (std::int64_t blk = 0; blk < n / 32; ++blk)
+      for (std::int64_t t = 0; t < 32; ++t)
+        ASSERT_EQ(b[static_cast<std::size_t>(32 * blk + t)], 2.0 * a[static_cast<std::size_t>(32 * blk + 31 - t)]) << blk << " " << t;
+  }
+}
