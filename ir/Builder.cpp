@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "ir/Diagnostic.h"
 
 namespace sdfc {
@@ -349,6 +351,9 @@ SDFGBuilder& SDFGBuilder::chain() {
   return *this;
 }
 
-std::unique_ptr<SDFG> SDFGBuilder::build() { return std::move(sdfg_); }
+std::unique_ptr<SDFG> SDFGBuilder::build() {
+  if (!sdfg_) throw std::logic_error("SDFGBuilder::build: the SDFG was already handed over by an earlier build()");
+  return std::move(sdfg_);
+}
 
 }  // namespace sdfc

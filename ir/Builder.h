@@ -87,6 +87,8 @@ class SDFGBuilder {
   SDFGBuilder& chain();
 
   SDFG& sdfg() { return *sdfg_; }
+  /// Hands the SDFG over; the builder is empty afterwards (a second build() throws
+  /// std::logic_error instead of returning null).
   std::unique_ptr<SDFG> build();
 
  private:

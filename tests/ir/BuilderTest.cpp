@@ -94,3 +94,11 @@ TEST(Builder, BadInputIsAUserError) {
   EXPECT_THROW(parse_subset("0:N:1:2"), UserError);
   EXPECT_THROW(parse_subset("0:(N"), UserError);
 }
+
+TEST(Builder, ASecondBuildThrowsInsteadOfReturningNull) {
+  SDFGBuilder b("once");
+  b.symbol("N").array("x", DType::Float64, {"N"});
+  auto first = b.build();
+  ASSERT_TRUE(first);
+  EXPECT_THROW(b.build(), std::logic_error);
+}
