@@ -720,14 +720,7 @@ class Generator {
         grid.push_back("1u");
       }
     }
-    w.open(fmt::format("if ({})", fmt::join(counts, " && ")));
-    w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
-    w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
-    w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
-    w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
-    w.close();
-    w.close();
-    stream_record(n.stream, n.record_event, w);
+    emit_launch(n, kname, counts, grid, block, args, w);
   }
 
   /// The thread-block maps of kernel map `entry` when they can run as the threads of one block
@@ -952,12 +945,20 @@ class Generator {
       w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
-    w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
     std::vector<std::string> grid;
     for (std::size_t k = 0; k < 3; ++k) {
       int per_block = block[k] * (k == 1 ? rows : 1);
       grid.push_back(k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block) : "1u");
     }
+    emit_launch(n, kname, counts, grid, block, args, w);
+  }
+
+  /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
+  /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
+  /// on the map's stream, and the event the synchronization pass wants recorded after it.
+  void emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts, const std::vector<std::string>& grid,
+                   const std::vector<int>& block, const std::vector<std::string>& args, CodeWriter& w) {
+    w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
     w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
     w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
     w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));

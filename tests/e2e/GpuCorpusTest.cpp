@@ -39,6 +39,25 @@ std::string param_name(const std::string& p) {
   return s;
 }
 
+/// A FileCheck input (tests/codegen/cuda/NAME.sdfg) compiled for CUDA with `streams` streams.
+Program cuda_codegen_input(const std::string& name, int streams = 0) {
+  Options o;
+  o.target = "cuda";
+  o.gpu_streams = streams;
+  return Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cuda/" + name + ".sdfg", o);
+}
+
+/// Calls `p`; false when the call failed only because there is no GPU (the caller skips).
+bool call_on_gpu(Program& p) {
+  try {
+    p.call();
+    return true;
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("no GPU device found") != std::string::npos) return false;
+    throw;
+  }
+}
+
 /// Runs `file` (a path) with the case's inputs; returns false (and skips) when there is no GPU.
 bool run_and_compare(const std::string& case_dir, const std::string& file, const Options& options) {
   auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
@@ -50,13 +69,7 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
       p.set_value(k, v["value"].get<std::int64_t>());
     } catch (const Error&) {
     }
-  try {
-    p.call();
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    if (msg.find("no GPU device found") != std::string::npos) return false;
-    throw;
-  }
+  if (!call_on_gpu(p)) return false;
   expect_corpus_outputs(expected, arrays);
   return true;
 }
@@ -161,12 +174,7 @@ TEST(GpuSeed, SamplesPageableAndPinned) {
     Program p = Program::compile_file(std::string(SDFC_SAMPLES) + "/" + name + ".sdfg", o);
     std::vector<float> res(10, 1.0f);
     p.set_array("res", res.data(), res.size());
-    try {
-      p.call();
-    } catch (const Error& e) {
-      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
-      throw;
-    }
+    if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
     for (int i = 0; i < 10; ++i) EXPECT_EQ(res[i], i < 7 ? 13.0f + 0.5f * i : 1.0f) << i;
   }
 }
@@ -248,15 +256,11 @@ TEST(GpuNested, NestedSdfgTransientsInEveryMemoryMode) {
 /// gpu_copies_nd.sdfg): the 3D interior of C over A on the GPU, a column of it, both back.
 TEST(GpuCopies, NdBlocksAndStridedColumns) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
-  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/gpu_copies_nd.sdfg";
   const std::int64_t n = 7;
   const std::size_t cells = static_cast<std::size_t>(n * n * n);
   for (int streams : {0, 2}) {
     SCOPED_TRACE(streams);
-    Options o;
-    o.target = "cuda";
-    o.gpu_streams = streams;
-    Program p = Program::compile_file(file, o);
+    Program p = cuda_codegen_input("gpu_copies_nd", streams);
     std::vector<double> a(cells), c(cells), b(cells, -1.0), hcol(static_cast<std::size_t>(n), -1.0);
     for (std::size_t i = 0; i < cells; ++i) {
       a[i] = static_cast<double>(i);
@@ -267,12 +271,7 @@ TEST(GpuCopies, NdBlocksAndStridedColumns) {
     p.set_array("B", b.data(), cells);
     p.set_array("hcol", hcol.data(), hcol.size());
     p.set_value("N", n);
-    try {
-      p.call();
-    } catch (const Error& e) {
-      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
-      throw;
-    }
+    if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
     auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return static_cast<std::size_t>((i * n + j) * n + k); };
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < n; ++j)
@@ -288,23 +287,14 @@ TEST(GpuCopies, NdBlocksAndStridedColumns) {
 /// gpu_loop_cond.sdfg): r is halved on the GPU while r > 0.5, c counts the iterations.
 TEST(GpuLoops, ConditionReadsAGpuValue) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
-  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/gpu_loop_cond.sdfg";
   for (int streams : {0, 2}) {
     SCOPED_TRACE(streams);
-    Options o;
-    o.target = "cuda";
-    o.gpu_streams = streams;
-    Program p = Program::compile_file(file, o);
+    Program p = cuda_codegen_input("gpu_loop_cond", streams);
     double r = 10.0;
     std::int64_t c = 0;
     p.set_array("hr", &r, 1);
     p.set_array("hc", &c, 1);
-    try {
-      p.call();
-    } catch (const Error& e) {
-      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
-      throw;
-    }
+    if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
     EXPECT_EQ(r, 0.3125);  // 10 -> 5 -> 2.5 -> 1.25 -> 0.625 -> 0.3125
     EXPECT_EQ(c, 5);
   }
@@ -314,23 +304,15 @@ TEST(GpuLoops, ConditionReadsAGpuValue) {
 /// the right indices (host arrays bound to the device arguments are mirrored by the Program).
 TEST(GpuKernels, FourParameterMap) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
-  const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/kernel_4d.sdfg";
   const std::int64_t n = 9;
   const std::size_t cells = static_cast<std::size_t>(2 * 3 * n * 5);
-  Options o;
-  o.target = "cuda";
-  Program p = Program::compile_file(file, o);
+  Program p = cuda_codegen_input("kernel_4d");
   std::vector<double> a(cells), b(cells, -1.0);
   for (std::size_t i = 0; i < cells; ++i) a[i] = 0.5 * static_cast<double>(i);
   p.set_array("A", a.data(), cells);
   p.set_array("B", b.data(), cells);
   p.set_value("N", n);
-  try {
-    p.call();
-  } catch (const Error& e) {
-    if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
-    throw;
-  }
+  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
   for (std::int64_t i = 0; i < 2; ++i)
     for (std::int64_t j = 0; j < 3; ++j)
       for (std::int64_t k = 0; k < n; ++k)
@@ -347,23 +329,15 @@ TEST(GpuKernels, ThreadBlockMapsThroughSharedMemory) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
   for (const char* name : {"thread_blocks", "thread_blocks_symbolic"}) {
     SCOPED_TRACE(name);
-    const std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/" + name + ".sdfg";
     const std::int64_t n = 4 * 32;
-    Options o;
-    o.target = "cuda";
-    Program p = Program::compile_file(file, o);
+    Program p = cuda_codegen_input(name);
     std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n), -1.0);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0 + static_cast<double>(i);
     p.set_array("A", a.data(), a.size());
     p.set_array("B", b.data(), b.size());
     p.set_value("N", n);
     if (std::string(name) == "thread_blocks_symbolic") p.set_value("K", std::int64_t{32});
-    try {
-      p.call();
-    } catch (const Error& e) {
-      if (std::string(e.what()).find("no GPU device found") != std::string::npos) GTEST_SKIP() << "no GPU device";
-      throw;
-    }
+    if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
     for (std::int64_t blk = 0; blk < n / 32; ++blk)
       for (std::int64_t t = 0; t < 32; ++t)
         ASSERT_EQ(b[static_cast<std::size_t>(32 * blk + t)], 2.0 * a[static_cast<std::size_t>(32 * blk + 31 - t)]) << blk << " " << t;
