@@ -182,6 +182,37 @@ TEST(Semantics, PythonFloorDivisionAndModulo) {
   EXPECT_EQ(f, (std::vector<double>{-3.5, -3, -0.5, 0, 0.5, 3.5}));
 }
 
+/// C++ tasklets written against DaCe's runtime: dace::math functions, pi and dtype names.
+TEST(Semantics, DaceMathInCppTasklets) {
+  SDFGBuilder b("dace_math");
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("y", DType::Float64, {"N"}).array("k", DType::Int64, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"v", "x[i]"}}, "", {{"o", "y[i]"}, {"f", "k[i]"}});
+  auto sdfg = b.build();
+  for (auto& n : sdfg->root.blocks[0]->nodes)
+    if (n->kind == NodeKind::Tasklet) {
+      n->code.language = Language::CPP;
+      n->code.code =
+          "dace::float64 e = dace::math::exp(v) + dace::math::pow(v, 2) + dace::math::ipow(2, 3) + dace::math::heaviside(v);\n"
+          "o = e + dace::math::sin(dace::math::pi * v) + dace::math::max(v, 0.0) + dace::math::abs(-v);\n"
+          "f = dace::math::ifloor(v * 1.5);";
+    }
+  Program p = Program::compile_string(write_sdfg(*sdfg));
+  std::vector<double> x = {-1.5, 0.0, 0.25, 2.0}, y(4);
+  std::vector<std::int64_t> k(4);
+  p.set_array("x", x.data(), 4);
+  p.set_array("y", y.data(), 4);
+  p.set_array("k", k.data(), 4);
+  p.set_value("N", 4);
+  p.call();
+  const double pi = 3.14159265358979323846;
+  for (std::size_t i = 0; i < 4; ++i) {
+    double v = x[i];
+    double want = std::exp(v) + v * v + 8 + (v > 0 ? 1 : 0) + std::sin(pi * v) + std::max(v, 0.0) + std::fabs(v);
+    EXPECT_DOUBLE_EQ(y[i], want) << i;
+    EXPECT_EQ(k[i], static_cast<std::int64_t>(std::floor(v * 1.5))) << i;
+  }
+}
+
 TEST(Semantics, StridedCopiesAndOffsets) {
   // B[0:N-2] = A[1:N-1] (other_subset), then a column of a 2D array into a vector.
   SDFGBuilder b("copies");

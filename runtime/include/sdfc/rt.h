@@ -113,3 +113,6 @@ SDFC_HD auto ceil(A a) {
 
 }  // namespace rt
 }  // namespace sdfc
+
+// DaCe-compatible names for C++ tasklets (dace::math::..., dace::float64, ...).
+#include "sdfc/dace_math.h"
