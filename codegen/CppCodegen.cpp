@@ -723,41 +723,34 @@ class Generator {
     emit_launch(n, kname, counts, grid, block, args, w);
   }
 
-  /// The thread-block maps of kernel map `entry` when they can run as the threads of one block
+  /// Whether the thread-block maps of kernel map `entry` can run as the threads of one block
   /// (DaCe's GPU_ThreadBlock semantics: one block per point of the kernel map, one thread per
   /// point of each thread-block map, a __syncthreads() after each): every one of them a direct
   /// child of the kernel map with a constant extent, 3 dimensions at most, nothing else but access
   /// nodes directly in the kernel map, at most 1,024 threads, the kernel map of 3 dimensions at
-  /// most. Empty otherwise (the thread-block maps then run as loops in each thread: correct, not
-  /// parallel). `block` receives the block shape (x first).
-  std::vector<int> thread_block_maps(const Block& st, int entry, std::vector<int>& block) {
-    std::vector<int> maps;
+  /// most. Otherwise the thread-block maps run as loops in each thread (correct, not parallel).
+  /// `block` receives the block shape (x first).
+  bool thread_block_mode(const Block& st, int entry, std::vector<int>& block) {
     block = {1, 1, 1};
-    if (st.node(entry).map.params.size() > 3) return {};
+    if (st.node(entry).map.params.size() > 3) return false;
+    bool any = false;
     for (int v : scope_nodes(st, entry)) {
       const Node& x = st.node(v);
       if (v == entry || v == st.node(entry).scope_exit) continue;
-      bool direct = x.scope_entry == entry && !(x.kind == NodeKind::MapExit && st.node(x.scope_entry).scope_entry != entry);
-      bool tb = x.kind == NodeKind::MapEntry && x.map.schedule == ScheduleType::GPU_ThreadBlock;
-      if (tb && x.scope_entry != entry) return {};
-      if (tb) {
-        if (x.map.params.size() > 3) return {};
+      if (x.kind == NodeKind::MapEntry && x.map.schedule == ScheduleType::GPU_ThreadBlock) {
         std::size_t d = x.map.params.size();
+        if (x.scope_entry != entry || d > 3) return false;
         for (std::size_t k = 0; k < d; ++k) {
           auto e = as_constant(extent(x.map.range[d - 1 - k]));
-          if (!e || *e <= 0) return {};
+          if (!e || *e <= 0) return false;
           block[k] = std::max<int>(block[k], static_cast<int>(*e));
         }
-        maps.push_back(v);
-        continue;
+        any = true;
+      } else if (x.scope_entry == entry && x.kind != NodeKind::Access) {
+        return false;  // (a map exit's scope_entry is its own entry: never a direct child here)
       }
-      if (x.kind == NodeKind::MapExit && x.scope_entry >= 0 && st.node(x.scope_entry).map.schedule == ScheduleType::GPU_ThreadBlock &&
-          st.node(x.scope_entry).scope_entry == entry)
-        continue;
-      if (direct && x.kind != NodeKind::Access) return {};
     }
-    if (maps.empty() || static_cast<long>(block[0]) * block[1] * block[2] > 1024) return {};
-    return maps;
+    return any && static_cast<long>(block[0]) * block[1] * block[2] <= 1024;
   }
 
   /// Whether the kernel of map `entry` may compute several rows per thread: its body must not
@@ -867,8 +860,7 @@ class Generator {
       args.push_back(ident(s2));
     }
     std::vector<int> tb_block;
-    std::vector<int> tb_maps = thread_block_maps(st, id, tb_block);
-    if (!tb_maps.empty()) {
+    if (thread_block_mode(st, id, tb_block)) {
       emit_block_kernel(kc, st, ptr, id, params, args, tb_block, w);
       return;
     }

@@ -8,6 +8,7 @@
 /// not model but DaCe needs back (guid, debuginfo, ...) live in `extra` and round-trip unchanged.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -245,6 +246,11 @@ int start_of(const Block& region);
 /// C-order strides and total size for a shape.
 std::vector<Expr> c_order_strides(const std::vector<Expr>& shape);
 Expr product(const std::vector<Expr>& shape);
+
+/// Calls `fn` on `region` and on every block nested in it (child blocks, conditional branches),
+/// not entering nested SDFGs; depth first, the last child first (a stack).
+void for_each_block(const Block& region, const std::function<void(const Block&)>& fn);
+void for_each_block(Block& region, const std::function<void(Block&)>& fn);
 
 /// True when `version` (e.g. "2.0.0a6", "0.14.1") is 2.0.0a4 or newer.
 bool version_uses_typed_symbols(const std::string& version);

@@ -141,16 +141,11 @@ std::vector<std::string> assigned_symbols(const SDFG& sdfg) {
   auto add = [&](const std::string& s) {
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   };
-  std::vector<const Block*> work{&sdfg.root};
-  while (!work.empty()) {
-    const Block* b = work.back();
-    work.pop_back();
-    if (b->kind == BlockKind::Loop && !b->loop_variable.empty()) add(b->loop_variable);
-    for (auto& e : b->cf_edges)
+  for_each_block(sdfg.root, [&](const Block& b) {
+    if (b.kind == BlockKind::Loop && !b.loop_variable.empty()) add(b.loop_variable);
+    for (auto& e : b.cf_edges)
       for (auto& [k, v] : e.assignments) add(k);
-    for (auto& c : b->blocks) work.push_back(c.get());
-    for (auto& [c, body] : b->branches) work.push_back(body.get());
-  }
+  });
   return out;
 }
 

@@ -72,16 +72,11 @@ void check_places(const SDFG& sdfg, const std::string& ptr, const std::string& k
 bool has_pool(const SDFG& sdfg) {
   for (auto& [name, d] : sdfg.arrays)
     if (pooled_gpu(d)) return true;
-  std::vector<const Block*> work{&sdfg.root};
-  while (!work.empty()) {
-    const Block* b = work.back();
-    work.pop_back();
-    for (auto& n : b->nodes)
-      if (n->kind == NodeKind::NestedSDFG && n->sdfg && has_pool(*n->sdfg)) return true;
-    for (auto& c : b->blocks) work.push_back(c.get());
-    for (auto& [c, body] : b->branches) work.push_back(body.get());
-  }
-  return false;
+  bool found = false;
+  for_each_block(sdfg.root, [&](const Block& b) {
+    for (auto& n : b.nodes) found = found || (n->kind == NodeKind::NestedSDFG && n->sdfg && has_pool(*n->sdfg));
+  });
+  return found;
 }
 
 }  // namespace
@@ -92,22 +87,14 @@ void check_pool_legality(SDFG& sdfg, const CompileOptions& options) {
   if (options.gpu_streams < 1) return;
   // The ordering: the verifier's replay; only races of a pool allocation or free count here (the
   // rest is the synchronization rule as a whole, which --verify-sync reports).
-  for (const std::string& race : verify_sync(sdfg, options).races) {
-    auto at = race.find("the pool allocation of ");
-    std::string op = "allocation";
-    if (at == std::string::npos) {
-      at = race.find("the pool free of ");
-      op = "free";
-    }
-    if (at == std::string::npos) continue;
-    std::size_t start = race.find(" of ", at) + 4;
-    std::string name = race.substr(start, race.find(' ', start) - start);
-    throw UserError(Diagnostic{"", sdfg.find_data(name) ? array_pointer("", name) : "", 0, 0,
-                               fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
-                                           "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
-                                           "schedule is an sdfc bug: please report it)",
-                                           name, op, race, name)});
-  }
+  SyncReport report = verify_sync(sdfg, options);
+  if (report.pool_races.empty()) return;
+  const SyncReport::PoolRace& r = report.pool_races.front();
+  throw UserError(Diagnostic{"", sdfg.find_data(r.transient) ? array_pointer("", r.transient) : "", 0, 0,
+                             fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
+                                         "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
+                                         "schedule is an sdfc bug: please report it)",
+                                         r.transient, r.op, r.race, r.transient)});
 }
 
 }  // namespace sdfc

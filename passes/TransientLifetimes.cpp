@@ -16,15 +16,10 @@ namespace {
 /// Transients with an access node outside every map scope.
 std::set<std::string> used_outside_maps(const SDFG& sdfg) {
   std::set<std::string> out;
-  std::vector<const Block*> work{&sdfg.root};
-  while (!work.empty()) {
-    const Block* b = work.back();
-    work.pop_back();
-    for (auto& n : b->nodes)
+  for_each_block(sdfg.root, [&](const Block& b) {
+    for (auto& n : b.nodes)
       if (n->kind == NodeKind::Access && n->scope_entry < 0) out.insert(n->data);
-    for (auto& c : b->blocks) work.push_back(c.get());
-    for (auto& [c, body] : b->branches) work.push_back(body.get());
-  }
+  });
   return out;
 }
 
@@ -155,30 +150,24 @@ Usage usage_of(const SDFG& sdfg) {
   auto code = [&](const std::string& text) {
     for (auto& id : identifiers_in(text)) u.read.insert(id);
   };
-  std::vector<const Block*> work{&sdfg.root};
-  while (!work.empty()) {
-    const Block* b = work.back();
-    work.pop_back();
-    for (auto& e : b->edges) {
+  for_each_block(sdfg.root, [&](const Block& b) {
+    for (auto& e : b.edges) {
       if (e.memlet.data.empty()) continue;
-      if (b->node(e.src).kind == NodeKind::Access) u.read.insert(b->node(e.src).data);
-      if (b->node(e.dst).kind == NodeKind::Access) u.written.insert(b->node(e.dst).data);
+      if (b.node(e.src).kind == NodeKind::Access) u.read.insert(b.node(e.src).data);
+      if (b.node(e.dst).kind == NodeKind::Access) u.written.insert(b.node(e.dst).data);
     }
-    for (auto& e : b->cf_edges) {
+    for (auto& e : b.cf_edges) {
       if (!e.unconditional()) code(e.condition.code);
       for (auto& [sym, value] : e.assignments) code(value);
     }
-    if (b->kind == BlockKind::Loop) {
-      code(b->loop_condition.code);
-      if (b->init_statement) code(b->init_statement->code);
-      if (b->update_statement) code(b->update_statement->code);
+    if (b.kind == BlockKind::Loop) {
+      code(b.loop_condition.code);
+      if (b.init_statement) code(b.init_statement->code);
+      if (b.update_statement) code(b.update_statement->code);
     }
-    for (auto& [c, body] : b->branches) {
+    for (auto& [c, body] : b.branches)
       if (c) code(c->code);
-      work.push_back(body.get());
-    }
-    for (auto& c : b->blocks) work.push_back(c.get());
-  }
+  });
   return u;
 }
 
@@ -235,16 +224,10 @@ class ModeApplier {
 
   void apply(SDFG& sdfg, const ToTop& to_top, bool top) {
     std::vector<std::pair<Block*, int>> calls;  // nested SDFG nodes outside map scopes
-    std::vector<Block*> work{&sdfg.root};
-    while (!work.empty()) {
-      Block* b = work.back();
-      work.pop_back();
-      for (std::size_t i = 0; i < b->nodes.size(); ++i)
-        if (b->nodes[i]->kind == NodeKind::NestedSDFG && b->nodes[i]->scope_entry < 0)
-          calls.emplace_back(b, static_cast<int>(i));
-      for (auto& c : b->blocks) work.push_back(c.get());
-      for (auto& [c, body] : b->branches) work.push_back(body.get());
-    }
+    for_each_block(sdfg.root, [&](Block& b) {
+      for (std::size_t i = 0; i < b.nodes.size(); ++i)
+        if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->scope_entry < 0) calls.emplace_back(&b, static_cast<int>(i));
+    });
     for (auto& [st, x] : calls) {
       Node& node = st->node(x);
       Call call;

@@ -123,20 +123,26 @@ struct Access {
   std::string container;
   std::optional<Range> subset;  ///< nullopt: all of it
   bool write = false;
+  std::string pool_op;  ///< "allocation" or "free" of a pooled block; "" otherwise
+};
+
+/// What the replays found, across paths and nested SDFGs (deduplicated by line).
+struct Found {
+  std::set<std::string> races;
+  std::map<std::string, SyncReport::PoolRace> pool_races;
 };
 
 /// Replays one path with vector clocks and reports every unordered conflicting pair.
 class Replay {
  public:
-  Replay(const SDFG& sdfg, int streams, std::set<std::string>& races)
+  Replay(const SDFG& sdfg, int streams, Found& found)
       : sdfg_(sdfg), streams_(streams), host_(streams), clock_(static_cast<std::size_t>(streams + 1), std::vector<int>(static_cast<std::size_t>(streams + 1), 0)),
-        races_(races) {}
+        found_(found) {}
 
   void run(const Path& path) {
     for (auto& [name, d] : sdfg_.arrays)  // pooled transients are allocated on stream 0 at the call's start
       if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::Call) {
-        enqueue(0);
-        access(0, name, true, fmt::format("the pool allocation of {} (stream 0)", name));
+        pool_op(name, "allocation");
       }
     for (const Step& s : path) {
       switch (s.kind) {
@@ -162,8 +168,7 @@ class Replay {
     // The exit with an external stream: no host wait; pooled blocks are freed on stream 0.
     for (auto& [name, d] : sdfg_.arrays)
       if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::Call) {
-        enqueue(0);
-        access(0, name, true, fmt::format("the pool free of {} (stream 0)", name));
+        pool_op(name, "free");
       }
   }
 
@@ -173,7 +178,7 @@ class Replay {
   std::vector<std::vector<int>> clock_;
   std::map<int, std::vector<int>> events_;
   std::map<std::string, std::vector<Access>> history_;  ///< by memory (a container, or shared workspace bytes)
-  std::set<std::string>& races_;
+  Found& found_;
 
   std::string agent_name(int a) const { return a == host_ ? "the host" : fmt::format("stream {}", a); }
 
@@ -194,18 +199,28 @@ class Replay {
     return name;
   }
 
+  /// A pooled block's allocation or free: a write of the whole transient, queued on stream 0.
+  void pool_op(const std::string& name, const char* op) {
+    enqueue(0);
+    access(0, name, true, fmt::format("the pool {} of {} (stream 0)", op, name), std::nullopt, op);
+  }
+
   void access(int agent, const std::string& name, bool write, const std::string& what,
-              const std::optional<Range>& subset = std::nullopt) {
+              const std::optional<Range>& subset = std::nullopt, const std::string& pool = "") {
     std::string key = memory(name);
-    Access now{agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what, name, subset, write};
+    Access now{agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what, name, subset, write, pool};
     std::vector<Access>& h = history_[key];
     for (const Access& before : h) {
       if (!before.write && !write) continue;
       if (before.container == name && !may_overlap(before.subset, subset)) continue;
       if (before.agent == agent || knows(agent, before)) continue;
-      races_.insert(fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
-                                agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
-                                key == name || before.container == name ? "container " + name : key + ", shared by " + before.container + " and " + name));
+      std::string line = fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
+                                     agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
+                                     key == name || before.container == name ? "container " + name
+                                                                             : key + ", shared by " + before.container + " and " + name);
+      found_.races.insert(line);
+      if (!before.pool_op.empty()) found_.pool_races.emplace(line, SyncReport::PoolRace{before.container, before.pool_op, line});
+      else if (!pool.empty()) found_.pool_races.emplace(line, SyncReport::PoolRace{name, pool, line});
     }
     // A write of the whole container is ordered after every earlier conflicting access (checked
     // above), so later accesses need only be checked against it.
@@ -255,8 +270,7 @@ class Replay {
     for (auto& [name, d] : sdfg_.arrays)
       if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::State && d.place_state == &st) {
         state_pools.push_back(name);
-        enqueue(0);
-        access(0, name, true, fmt::format("the pool allocation of {} (stream 0)", name));
+        pool_op(name, "allocation");
       }
     if (st.fork_event >= 0) {
       record(0, st.fork_event);
@@ -329,29 +343,23 @@ class Replay {
       wait_events(0, {e});
     }
     for (auto& name : state_pools) {
-      enqueue(0);
-      access(0, name, true, fmt::format("the pool free of {} (stream 0)", name));
+      pool_op(name, "free");
     }
   }
 };
 
-void verify(const SDFG& sdfg, const CompileOptions& options, SyncReport& report, std::set<std::string>& races) {
+void verify(const SDFG& sdfg, const CompileOptions& options, SyncReport& report, Found& found) {
   Paths paths;
   std::vector<Path> all = paths.region(sdfg.root);
   report.bounded |= paths.bounded;
   report.paths += static_cast<int>(all.size());
   int streams = std::max(1, options.gpu_streams);
-  for (const Path& p : all) Replay(sdfg, streams, races).run(p);
+  for (const Path& p : all) Replay(sdfg, streams, found).run(p);
   // Nested SDFGs on their own.
-  std::vector<const Block*> work{&sdfg.root};
-  while (!work.empty()) {
-    const Block* b = work.back();
-    work.pop_back();
-    for (auto& n : b->nodes)
-      if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) verify(*n->sdfg, options, report, races);
-    for (auto& c : b->blocks) work.push_back(c.get());
-    for (auto& [c, body] : b->branches) work.push_back(body.get());
-  }
+  for_each_block(sdfg.root, [&](const Block& b) {
+    for (auto& n : b.nodes)
+      if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) verify(*n->sdfg, options, report, found);
+  });
 }
 
 }  // namespace
@@ -359,9 +367,10 @@ void verify(const SDFG& sdfg, const CompileOptions& options, SyncReport& report,
 SyncReport verify_sync(const SDFG& sdfg, const CompileOptions& options) {
   SyncReport report;
   if (options.target == Target::CPU) return report;
-  std::set<std::string> races;
-  verify(sdfg, options, report, races);
-  report.races.assign(races.begin(), races.end());
+  Found found;
+  verify(sdfg, options, report, found);
+  report.races.assign(found.races.begin(), found.races.end());
+  for (auto& [line, race] : found.pool_races) report.pool_races.push_back(race);
   return report;
 }
 

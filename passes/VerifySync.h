@@ -29,7 +29,14 @@
 namespace sdfc {
 
 struct SyncReport {
+  /// A race one side of which is a pooled block's allocation or free (what pool-legality rejects).
+  struct PoolRace {
+    std::string transient;  ///< the pooled transient
+    std::string op;         ///< "allocation" or "free"
+    std::string race;       ///< the line in `races`
+  };
   std::vector<std::string> races;  ///< one line per unordered pair: the two accesses and the container
+  std::vector<PoolRace> pool_races;
   int paths = 0;                   ///< control-flow paths replayed
   bool bounded = false;            ///< true when the path bound stopped the search
   bool ok() const { return races.empty(); }
