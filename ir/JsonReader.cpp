@@ -708,10 +708,14 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
     std::string error_text;
     explicit Builder(const std::string& f) : file(f) {}
 
-    std::string path() const {
+    // The pointer of the value being read; with `levels`, only its first levels.
+    // In the innermost array the next element is not placed yet: its index is size().
+    std::string path(std::size_t levels = SIZE_MAX) const {
       std::string p;
-      for (auto& f : frames) {
-        if (f.is_array) p += "/" + std::to_string(f.value->size() - 1);
+      for (std::size_t i = 0; i < frames.size() && i < levels; ++i) {
+        const Frame& f = frames[i];
+        bool innermost = i + 1 == frames.size();
+        if (f.is_array) p += "/" + std::to_string(f.value->size() - (innermost ? 0 : 1));
         else if (!f.members.empty()) p += "/" + pointer_token(f.members.back().first);
       }
       return p;
@@ -731,7 +735,7 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
       return &f.members.back().second;
     }
     bool open(bool is_array) {
-      if (frames.size() >= static_cast<std::size_t>(kMaxJsonDepth)) throw TooDeep{path()};
+      if (frames.size() >= static_cast<std::size_t>(kMaxJsonDepth)) throw TooDeep{path(kDeepPathLevels)};
       Json* slot = put(is_array ? Json::array() : Json::object());
       frames.push_back(Frame{slot, is_array, {}});
       return true;
@@ -828,7 +832,9 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
                                "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2))});
   } catch (const TooDeep& t) {
     throw UserError(Diagnostic{file_name, t.path, 0, 0,
-                               fmt::format("JSON nested deeper than {} levels; an SDFG never needs this", kMaxJsonDepth)});
+                               fmt::format("JSON nested deeper than {} levels (the pointer names the first {}); "
+                                           "an SDFG never needs this",
+                                           kMaxJsonDepth, kDeepPathLevels)});
   }
   Reader r(file_name);
   return r.read_root(doc);

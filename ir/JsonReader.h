@@ -6,6 +6,7 @@
 /// (fuzzed): malformed input is an error, never a crash or a hang.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,5 +27,7 @@ std::string read_file_bytes(const std::string& path);
 
 /// Maximum nesting depth of JSON values accepted (deeper input is rejected, not recursed into).
 constexpr int kMaxJsonDepth = 512;
+// How many levels of the pointer a too-deep error names.
+constexpr std::size_t kDeepPathLevels = 16;
 
 }  // namespace sdfc

@@ -241,7 +241,8 @@ TEST(Reader, DeepNestingIsRejectedWithoutRecursion) {
   deep += std::string(300000, '[') + std::string(300000, ']') + "},\"nodes\":[]}";
   auto ds = problems(deep);
   ASSERT_EQ(ds.size(), 1u);
-  EXPECT_EQ(ds[0].message, "JSON nested deeper than 512 levels; an SDFG never needs this");
+  EXPECT_EQ(ds[0].message, "JSON nested deeper than 512 levels (the pointer names the first 16); an SDFG never needs this");
+  EXPECT_EQ(ds[0].pointer, "/attributes/extra/0/0/0/0/0/0/0/0/0/0/0/0/0/0");
   // Deeply nested control flow within the JSON limit is still bounded
   std::string region = R"({"type":"ControlFlowRegion","label":"r","nodes":[]})";
   for (int i = 0; i < 100; ++i) region = R"({"type":"ControlFlowRegion","label":"r","nodes":[)" + region + "]}";
