@@ -228,7 +228,7 @@ class UnitBuilder {
     }
 
     // Symbols in scope, typed as in generated code: the SDFG's symbols, symbols the program
-    // assigns (int64 when untyped), and the parameters of the enclosing maps.
+    // assigns (int64 when untyped), the parameters and dynamic range inputs of the enclosing maps.
     std::vector<std::pair<std::string, std::string>> symbols;
     std::set<std::string> seen;
     auto add_symbol = [&](const std::string& s, DType t) {
@@ -236,8 +236,16 @@ class UnitBuilder {
     };
     for (auto& [s, t] : g.symbols) add_symbol(s, has_cpp_type(t) ? t : DType::Int64);
     for (auto& s : assigned_symbols(g)) add_symbol(s, DType::Int64);
-    for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry)
+    for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry) {
       for (auto& p : st.node(s).map.params) add_symbol(p, DType::Int64);
+      for (auto& c : st.node(s).in_connectors) {  // dynamic range inputs, typed as their data
+        if (!is_dynamic_range_input(c.name)) continue;
+        const DataEdge* e = edge_at(st, s, c.name, true);
+        const DataDesc* d = e ? g.find_data(e->memlet.data) : nullptr;
+        DType t = c.dtype.value_or(d ? d->dtype : DType::Int64);
+        add_symbol(c.name, has_cpp_type(t) ? t : DType::Int64);
+      }
+    }
     for (auto& s : symbols) seg.symbols.push_back(s.first);
 
     int index = static_cast<int>(unit_.segments.size());

@@ -121,6 +121,13 @@ struct Ctx {
   }
 };
 
+/// A dynamic range input of a map (see is_dynamic_range_input): its connector, type and memlet.
+struct DynamicInput {
+  std::string name;
+  DType type;
+  const DataEdge* edge;
+};
+
 /// Edges of one state by endpoint, so that lookups per node do not scan every edge.
 struct Adjacency {
   std::vector<std::vector<const DataEdge*>> in, out;
@@ -652,6 +659,9 @@ class Generator {
       return;
     }
     w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
+    auto dyn = dynamic_inputs(c, st, id);
+    if (!dyn.empty()) w.open("");
+    declare_dynamic_inputs(c, dyn, np, w);
     bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
     if (multicore && !parallel) w.line("#pragma omp parallel for");
     for (std::size_t k = 0; k < m.params.size(); ++k) {
@@ -664,6 +674,7 @@ class Generator {
     }
     emit_scope(c, st, ptr, id, w, parallel || multicore);
     for (std::size_t k = 0; k < m.params.size(); ++k) w.close();
+    if (!dyn.empty()) w.close();
   }
 
   /// Node ids in the scope of map entry `entry` (its exit included), recursively.
@@ -770,8 +781,27 @@ class Generator {
   }
 
   /// A GPU_Device map: a __global__ kernel (one thread per point, the last parameter on x) and
-  /// its launch on the stream the stream-assignment pass chose.
+  /// its launch on the stream the stream-assignment pass chose. Its dynamic range inputs are read
+  /// on the host before the launch (the grid depends on them) and passed by value.
   void emit_kernel(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+    auto dyn = dynamic_inputs(c, st, id);
+    if (dyn.empty()) return emit_kernel_launch(c, st, ptr, id, {}, w);
+    std::string np = ptr + "/nodes/" + std::to_string(id);
+    for (auto& d : dyn) {
+      const DataDesc* desc = c.data(d.edge->memlet.data);
+      if (desc && is_gpu_storage(desc->storage))
+        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name),
+                    fmt::format("dynamic range input \"{}\" of GPU map \"{}\" reads \"{}\" in {} memory, but the launch needs it "
+                                "on the host; copy it to a host container first",
+                                d.name, st.node(id).map.label, d.edge->memlet.data, to_string(desc->storage)));
+    }
+    w.open("");
+    declare_dynamic_inputs(c, dyn, np, w);
+    emit_kernel_launch(c, st, ptr, id, dyn, w);
+    w.close();
+  }
+
+  void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, const std::vector<DynamicInput>& dyn, CodeWriter& w) {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
@@ -791,6 +821,8 @@ class Generator {
           free_symbols(r.step, ids);
         }
         for (auto& p : x.map.params) inner_params.insert(p);
+        if (v != id)  // inner maps read their dynamic inputs in the kernel
+          for (auto& d : dynamic_inputs(c, st, v)) inner_params.insert(d.name);
       }
       if (x.kind == NodeKind::Tasklet) {
         auto t = identifiers_in(x.code.code);
@@ -803,6 +835,7 @@ class Generator {
     for (auto& e : st.edges) {
       if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
       if (e.memlet.data.empty()) continue;
+      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicInput& d) { return d.edge == &e; })) continue;  // read on the host
       data.insert(e.memlet.data);
       if (e.memlet.subset)
         for (auto& r : *e.memlet.subset) {
@@ -852,6 +885,11 @@ class Generator {
                                     "memory first, or make it CPU_Pinned",
                                     m.label, name, to_string(d->storage)));
       }
+    }
+    for (auto& d : dyn) {
+      params.push_back(fmt::format("const {} {}", ctype(d.type), ident(d.name)));
+      args.push_back(ident(d.name));
+      inner_params.insert(d.name);
     }
     for (auto& s2 : ids) {
       if (inner_params.count(s2) || !known.count(s2) || c.data(s2)) continue;
@@ -1019,6 +1057,8 @@ class Generator {
     for (auto& s : assigned_symbols(*c.sdfg))
       if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
     for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
+    for (int e = n.scope_entry; e >= 0; e = st.node(e).scope_entry)
+      for (auto& d : dynamic_inputs(c, st, e)) scope.symbols[d.name] = d.type;
     for (auto& conn : n.in_connectors)
       if (!is_identifier(conn.name))
         unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name), fmt::format("connector name \"{}\" is not a C identifier", conn.name));
@@ -1118,6 +1158,30 @@ class Generator {
     for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
       for (auto& p : st.node(s).map.params) ps.push_back(p);
     return ps;
+  }
+
+  /// A map's dynamic range inputs: symbols inside the map (its range and body) whose values its
+  /// entry's memlets read.
+  std::vector<DynamicInput> dynamic_inputs(const Ctx& c, const Block& st, int entry) {
+    std::vector<DynamicInput> out;
+    for (auto& conn : st.node(entry).in_connectors) {
+      if (!is_dynamic_range_input(conn.name)) continue;
+      const DataEdge* e = in_edge(st, entry, conn.name);
+      if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
+      const DataDesc* d = c.data(e->memlet.data);
+      out.push_back({conn.name, conn.dtype.value_or(d ? d->dtype : DType::Int64), e});
+    }
+    return out;
+  }
+
+  /// `const T name = value;` for each dynamic range input of map `entry`, read where the code runs.
+  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicInput>& dyn, const std::string& np, CodeWriter& w) {
+    for (auto& d : dyn) {
+      if (!is_identifier(d.name))
+        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name), fmt::format("connector name \"{}\" is not a C identifier", d.name));
+      w.line(fmt::format("const {} {} = {};  // dynamic map range input", ctype(d.type), ident(d.name),
+                         element(c, d.edge->memlet.data, starts(*d.edge->memlet.subset), np)));
+    }
   }
 
   static Expr extent(const RangeDim& d) {

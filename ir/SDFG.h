@@ -148,6 +148,10 @@ struct DataEdge {
   int record_event = -1;         ///< synchronization: event recorded on its stream after the copy
 };
 
+/// Whether `conn`, an in-connector of a map entry, is a dynamic range input (DaCe's rule: every
+/// connector not named IN_*): a symbol inside the map whose value its memlet reads at the map.
+inline bool is_dynamic_range_input(const std::string& conn) { return conn.rfind("IN_", 0) != 0; }
+
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
 struct InterstateEdge {
   int src = -1, dst = -1;

@@ -308,6 +308,8 @@ class Synchronizer {
           std::set<std::string> by_value;
           for (auto& r : reads)
             if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) by_value.insert(r);
+          for (const DataEdge* e : in_[static_cast<std::size_t>(id)])  // dynamic range inputs: read at the launch
+            if (e->dst_conn && is_dynamic_range_input(*e->dst_conn) && host_data(e->memlet.data)) by_value.insert(e->memlet.data);
           if (intersects(by_value, p.written)) wait(n, p);
           std::vector<Touch> touches;  // the kernel's outer memlets, without the scalars it takes by value
           for (Touch& t : node_touches(st, id))

@@ -127,6 +127,19 @@ TEST(TaskletCheck, KnownFunctionsSymbolsAndCastsPass) {
   for (auto& e : errors) ADD_FAILURE() << e.str();
 }
 
+TEST(TaskletCheck, DynamicMapRangeInputsAreSymbols) {
+  // tests/codegen/cpu/map_dynamic_range.sdfg with C++ tasklets: n and len are symbols in their maps.
+  auto sdfg = load_sdfg_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/map_dynamic_range.sdfg");
+  for (auto& st : sdfg->root.blocks)
+    for (auto& n : st->nodes)
+      if (n->kind == NodeKind::Tasklet) {
+        n->code.language = Language::CPP;
+        n->code.code += ";";
+      }
+  auto errors = check(*sdfg);
+  for (auto& e : errors) ADD_FAILURE() << e.str();
+}
+
 TEST(TaskletCheck, GlobalCodeDeclaresFunctions) {
   auto sdfg = cpp_program("b = twice(a);");
   sdfg->global_code.code = "static inline double twice(double x) { return 2 * x; }";

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "DynamicRanges.h"
 #include "NestedStages.h"
 #include "TestUtil.h"
 #include "ir/Builder.h"
@@ -267,6 +268,16 @@ TEST(Semantics, LoopsConditionsAndDataDependentAssignments) {
   // doubling stops once x[0] >= 100 (at 128)
   EXPECT_EQ(x, (std::vector<double>{32, 64, 96, 128}));
   EXPECT_EQ(out[0], 128.0);
+}
+
+/// Maps whose ranges come from data (dynamic map inputs): a parallel map over 0:cnt, and a
+/// sequential map inside a parallel one over 0:lens[j] per row (tests/codegen/cpu/map_dynamic_range).
+TEST(Semantics, DynamicMapRangeInputs) {
+  Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/map_dynamic_range.sdfg");
+  check_dynamic_ranges(p, [](Program& q) {
+    q.call();
+    return true;
+  });
 }
 
 namespace {

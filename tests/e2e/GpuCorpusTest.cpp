@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "DynamicRanges.h"
 #include "NestedStages.h"
 #include "TestUtil.h"
 #include "compiler/Build.h"
@@ -320,6 +321,18 @@ TEST(GpuKernels, FourParameterMap) {
           std::size_t at = static_cast<std::size_t>(((i * 3 + j) * n + k) * 5 + l);
           ASSERT_EQ(b[at], a[at] * 2.0 + static_cast<double>(i * 1000 + j * 100 + k * 10 + l)) << i << j << k << l;
         }
+}
+
+/// Dynamic map range inputs on the GPU (tests/codegen/cuda/map_dynamic_range.sdfg): a kernel over
+/// 0:cnt (a host scalar read before the launch) and, inside a kernel, a sequential map over
+/// 0:lens[j] (device memory); with 0 and 2 streams.
+TEST(GpuKernels, DynamicMapRangeInputs) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    Program p = cuda_codegen_input("map_dynamic_range", streams);
+    if (!check_dynamic_ranges(p, call_on_gpu)) GTEST_SKIP() << "no GPU device";
+  }
 }
 
 /// GPU_ThreadBlock maps on the block's threads through __shared__ memory (tests/codegen/cuda/
