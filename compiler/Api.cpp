@@ -141,16 +141,16 @@ struct Program::Impl {
     for (auto& a : args) is_arg |= a.info.name == n;
     if (!is_arg && is_shape_symbol(n)) {
       if constexpr (std::is_floating_point_v<V>) {
-        if (value != std::floor(value)) throw Error(fmt::format("symbol \"{}\" must be an integer, not {}", n, value));
+        if (value != std::floor(value)) throw ArgumentError(n, fmt::format("symbol \"{}\" must be an integer, not {}", n, value));
       }
       extra_symbols[n] = static_cast<std::int64_t>(value);
       return;
     }
     auto& a = find(n);
     if (a.info.kind == "array" || a.by_pointer)
-      throw Error(fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
+      throw ArgumentError(n, fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
     if (!convert_exact(value, a.dtype, a.value))
-      throw Error(fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"", value,
+      throw ArgumentError(n, fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"", value,
                               a.info.dtype, n, name));
     a.bound = true;
   }
@@ -243,10 +243,10 @@ Program Program::compile_string(const std::string& sdfg_json, const Options& opt
 void Program::set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count) {
   auto& a = impl_->find(name);
   if (a.info.kind != "array" && !(a.info.kind == "scalar" && a.by_pointer))
-    throw Error(fmt::format("argument \"{}\" of program \"{}\" is a {}, not an array; bind it with set_value", name, impl_->name, a.info.kind));
+    throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\" is a {}, not an array; bind it with set_value", name, impl_->name, a.info.kind));
   if (dtype != a.info.dtype)
-    throw Error(fmt::format("argument \"{}\" of program \"{}\" has dtype {}, but the bound array has dtype {}", name, impl_->name, a.info.dtype, dtype));
-  if (!data) throw Error(fmt::format("argument \"{}\" of program \"{}\": the array pointer is null", name, impl_->name));
+    throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\" has dtype {}, but the bound array has dtype {}", name, impl_->name, a.info.dtype, dtype));
+  if (!data) throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\": the array pointer is null", name, impl_->name));
   a.data = data;
   a.count = count;
   a.bound = true;
@@ -259,7 +259,7 @@ std::map<std::string, std::int64_t> Program::Impl::symbol_values() {
   std::map<std::string, std::int64_t> syms = extra_symbols;
   for (auto& a : args) {
     if (!a.bound)
-      throw Error(fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, name,
+      throw ArgumentError(a.info.name, fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, name,
                               a.info.kind == "array" ? "set_array" : "set_value"));
     if (a.info.kind == "symbol") syms[a.info.name] = as_int64(a.value, a.dtype);
   }
@@ -370,7 +370,7 @@ void Program::call() {
       else need *= *v;
     }
     if (known && static_cast<std::int64_t>(a.count) < need)
-      throw Error(fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its shape [{}] needs {} for these symbol values",
+      throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its shape [{}] needs {} for these symbol values",
                               a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
   }
   m.ensure_state(syms);
@@ -391,7 +391,7 @@ void Program::call() {
     if (!a.device || !a.bound || (a.info.kind != "array" && !a.by_pointer) || !m.is_device_fn || m.is_device_fn(a.data)) continue;
     if (m.stream_set) {
       release();
-      throw Error(fmt::format("argument \"{}\" of program \"{}\" is host memory bound to a device argument; with an external stream "
+      throw ArgumentError(a.info.name, fmt::format("argument \"{}\" of program \"{}\" is host memory bound to a device argument; with an external stream "
                               "the call returns before its results exist, so bind device memory instead",
                               a.info.name, m.name));
     }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -48,6 +49,13 @@ const InJson* entry(const InJson& doc, const char* section, const std::string& n
   return e == s->end() ? nullptr : &*e;
 }
 
+/// The pointer of argument `name`'s entry in the inputs file `doc` (its section when absent).
+std::string argument_pointer(const std::string& name, const InJson& doc) {
+  for (const char* section : {"arrays", "scalars", "symbols"})
+    if (entry(doc, section, name)) return std::string("/") + section + "/" + pointer_token(name);
+  return "";
+}
+
 }  // namespace
 
 int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
@@ -77,15 +85,39 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
           bad_input(req.inputs_path, p, "expected {\"dtype\", \"shape\", \"data\": [...]}");
         Buffer b;
         b.dtype = t;
-        if (e->contains("shape") && (*e)["shape"].is_array())
-          for (auto& s : (*e)["shape"]) b.shape.push_back(s.is_number_integer() ? s.get<std::int64_t>() : 0);
         const InJson& data = (*e)["data"];
         b.count = data.size();
+        if (e->contains("shape")) {
+          const InJson& shape = (*e)["shape"];
+          std::size_t elements = 1;
+          bool ok = shape.is_array();
+          for (std::size_t i = 0; ok && i < shape.size(); ++i) {
+            ok = shape[i].is_number_integer() && shape[i].get<std::int64_t>() >= 0;
+            if (ok) b.shape.push_back(shape[i].get<std::int64_t>()), elements *= static_cast<std::size_t>(b.shape.back());
+          }
+          if (!ok) bad_input(req.inputs_path, p + "/shape", fmt::format("expected a list of non-negative integers but found {}", shape.dump()));
+          if (elements != b.count)
+            bad_input(req.inputs_path, p + "/shape",
+                      fmt::format("shape {} has {} elements but \"data\" has {}", shape.dump(), elements, b.count));
+        }
+        // The entry's own dtype, when it names one, must hold its values exactly too.
+        std::optional<DType> declared;
+        if (e->contains("dtype")) {
+          const InJson& d = (*e)["dtype"];
+          declared = d.is_string() ? parse_dtype(d.get<std::string>()) : std::nullopt;
+          if (!declared) bad_input(req.inputs_path, p + "/dtype", fmt::format("unknown dtype {}; expected a DaCe dtype such as \"float64\"", d.dump()));
+        }
         std::size_t bytes = std::max<std::size_t>(64, (b.count * dtype_size(t) + 63) / 64 * 64);
         b.data.reset(static_cast<unsigned char*>(std::aligned_alloc(64, bytes)));
         if (!b.data) bad_input(req.inputs_path, p, "out of memory");
-        for (std::size_t i = 0; i < b.count; ++i)
-          put_number(data[i], t, b.data.get() + i * dtype_size(t), req.inputs_path, p + "/data/" + std::to_string(i));
+        for (std::size_t i = 0; i < b.count; ++i) {
+          std::string vp = p + "/data/" + std::to_string(i);
+          if (declared && *declared != t) {
+            alignas(16) unsigned char tmp[16];
+            put_number(data[i], *declared, tmp, req.inputs_path, vp);
+          }
+          put_number(data[i], t, b.data.get() + i * dtype_size(t), req.inputs_path, vp);
+        }
         program.set_array(a.name, b.data.get(), a.dtype, b.count);
         buffers.emplace(a.name, std::move(b));
       } else {
@@ -152,6 +184,9 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
     return 0;
   } catch (const UserError& e) {
     err << e.diagnostic().str() << "\n";
+  } catch (const ArgumentError& e) {
+    // A binding the program refused (an array too small for the symbol values): at its entry.
+    err << Diagnostic{req.inputs_path, argument_pointer(e.argument(), doc), 0, 0, e.what()}.str() << "\n";
   } catch (const Error& e) {
     err << e.what() << "\n";
   }

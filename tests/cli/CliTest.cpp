@@ -166,7 +166,35 @@ TEST(Cli, RunRejectsBadBindings) {
                "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("array argument \"x\" of program \"axpy\" has 3 elements, but its shape [N] needs 4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x: error: array argument \"x\" of program \"axpy\" has 3 elements, but its shape [N] needs 4"),
+            std::string::npos)
+      << r.err;
+  // An entry must agree with itself: its shape with its data, its values with its own dtype.
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [2], "data": [1, 2, 3]},
+               "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x/shape: error: shape [2] has 2 elements but \"data\" has 3"), std::string::npos) << r.err;
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "int32", "shape": [3], "data": [1, 2.5, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: value 2.5 does not convert exactly to int32"), std::string::npos) << r.err;
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "double", "shape": [3], "data": [1, 2, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/dtype: error: unknown dtype \"double\""), std::string::npos) << r.err;
+  // int32 values in a float64 argument convert exactly: accepted.
+  std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
+               "y": {"dtype": "int32", "shape": [3], "data": [1, 2, 3]}}})";
+  r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"y\": {\"dtype\": \"float64\", \"shape\": [3], \"data\": [3.0, 6.0, 9.0]}"), std::string::npos) << r.out;
 }
 
 TEST(Cli, CompileUsageErrors) {

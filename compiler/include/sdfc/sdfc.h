@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -24,6 +25,17 @@ namespace sdfc {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// An Error about one argument's binding (wrong kind, dtype or size, not bound): names it, so that
+/// callers binding from a file can point at its entry.
+class ArgumentError : public Error {
+ public:
+  ArgumentError(std::string argument, const std::string& what) : Error(what), argument_(std::move(argument)) {}
+  const std::string& argument() const { return argument_; }
+
+ private:
+  std::string argument_;
 };
 
 /// Compile options, named as on the command line.
