@@ -7,9 +7,32 @@
 
 namespace sdfc {
 
+namespace {
+
+/// A comment line that stays one comment whatever the names from the input file in it hold:
+/// control characters (a newline would end the comment and make the rest code) are written as
+/// C escapes, and a final backslash (which would continue the comment onto the next line) gets a
+/// '.' after it.
+std::string safe_comment(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    auto u = static_cast<unsigned char>(ch);
+    if (ch == '\n') out += "\\n";
+    else if (ch == '\r') out += "\\r";
+    else if (ch == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += ch;
+  }
+  if (!out.empty() && out.back() == '\\') out += '.';
+  return out;
+}
+
+}  // namespace
+
 void CodeWriter::line(const std::string& text) {
   if (!text.empty()) out_.append(static_cast<std::size_t>(2 * indent_), ' ');
-  out_ += text;
+  out_ += text.rfind("//", 0) == 0 ? safe_comment(text) : text;
   out_ += '\n';
 }
 

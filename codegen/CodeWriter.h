@@ -11,7 +11,9 @@ namespace sdfc {
 class CodeWriter {
  public:
   explicit CodeWriter(int indent = 0) : indent_(indent) {}
-  /// Writes one line at the current indentation (an empty string writes an empty line).
+  /// Writes one line at the current indentation (an empty string writes an empty line). A line
+  /// starting with "//" is a comment that stays one: newlines and other control characters in it
+  /// are escaped, and a final backslash cannot continue it.
   void line(const std::string& text);
   /// Writes `text {` and indents.
   void open(const std::string& text);

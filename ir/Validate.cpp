@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -31,10 +33,25 @@ class Validator {
     return it == data_.end() ? nullptr : it->second;
   }
 
+  /// DaCe's validate_name: an identifier of letters, digits and '_', not True, False or None.
+  static bool valid_name(const std::string& n) {
+    if (n.empty() || n == "True" || n == "False" || n == "None") return false;
+    if (std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+    return std::all_of(n.begin(), n.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+  }
+
   void sdfg_body(const SDFG& s, const std::string& ptr) {
+    if (!valid_name(s.name))
+      error(ptr + "/attributes/name", fmt::format("the SDFG name \"{}\" is not a valid name; expected letters, digits and '_', "
+                                                  "not starting with a digit (as DaCe requires)",
+                                                  s.name));
     std::set<std::string> names;
     for (auto& [n, d] : s.arrays) {
       std::string p = ptr + "/attributes/_arrays/" + pointer_token(n);
+      if (!valid_name(n))
+        error(p, fmt::format("data container name \"{}\" is not a valid name; expected letters, digits and '_', not starting "
+                             "with a digit (as DaCe requires)",
+                             n));
       if (!names.insert(n).second) error(p, fmt::format("two data containers are named \"{}\"; rename one of them", n));
       data_desc(n, d, p);
     }

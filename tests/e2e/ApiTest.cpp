@@ -270,6 +270,25 @@ TEST(Semantics, LoopsConditionsAndDataDependentAssignments) {
   EXPECT_EQ(out[0], 128.0);
 }
 
+/// Names and labels from the file are data, never code: a container named like a C++ keyword and
+/// labels holding newlines followed by preprocessor directives build and compute as plain ones.
+TEST(Trust, HostileNamesAndLabelsStayData) {
+  SDFGBuilder b("hostile");
+  b.symbol("N").array("class", DType::Float64, {"N"}).array("y", DType::Float64, {"N"});
+  b.state("s\n#error injected through a state label").mapped_tasklet("t\\\n#error injected through a tasklet label", {{"i", "0:N"}},
+                                                                          {{"v", "class[i]"}}, "w = v * 3", {{"w", "y[i]"}});
+  auto sdfg = b.build();
+  for (auto& n : sdfg->root.blocks[0]->nodes)
+    if (n->kind == NodeKind::MapEntry) n->map.label = "m\\";
+  Program p = Program::compile_string(write_sdfg(*sdfg));
+  std::vector<double> x = {1, 2, 3}, y(3);
+  p.set_array("class", x.data(), 3);
+  p.set_array("y", y.data(), 3);
+  p.set_value("N", 3);
+  p.call();
+  EXPECT_EQ(y, (std::vector<double>{3, 6, 9}));
+}
+
 /// Maps whose ranges come from data (dynamic map inputs): a parallel map over 0:cnt, and a
 /// sequential map inside a parallel one over 0:lens[j] per row (tests/codegen/cpu/map_dynamic_range).
 TEST(Semantics, DynamicMapRangeInputs) {

@@ -179,6 +179,30 @@ TEST(Validate, TwoDataContainersWithOneName) {
   EXPECT_EQ(ds[0].message, "two data containers are named \"A\"; rename one of them");
 }
 
+TEST(Validate, InvalidSdfgName) {
+  Json j = small();
+  j["attributes"]["name"] = "my program";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/attributes/name");
+  EXPECT_EQ(ds[0].message,
+            "the SDFG name \"my program\" is not a valid name; expected letters, digits and '_', not starting with a digit "
+            "(as DaCe requires)");
+}
+
+TEST(Validate, InvalidDataContainerName) {
+  std::string text = slurp(data_path("small.sdfg"));
+  auto pos = text.find("\"B\":{\"type\":\"Array\"");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 3, "\"2B\"");
+  auto ds = problems(text);
+  ASSERT_GE(ds.size(), 1u);  // the access node and memlets of B now name unknown data too
+  EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/2B");
+  EXPECT_EQ(ds[0].message,
+            "data container name \"2B\" is not a valid name; expected letters, digits and '_', not starting with a digit "
+            "(as DaCe requires)");
+}
+
 TEST(Validate, ElseBranchMustBeLast) {
   Json j = small();
   auto& br = j["nodes"][2]["branches"];
