@@ -76,12 +76,16 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
 namespace {
 
 constexpr int kMaxDepth = 200;
+// Binary operators in one expression: a chain `a + b + ...` is a tree as deep as it is long,
+// and everything after parsing (simplify, printing) recurses over it.
+constexpr int kMaxBinaryOperators = 2000;
 
 struct Parser {
   std::string_view src;
   Dialect dialect;
   std::size_t pos = 0;
   int depth = 0;
+  int binary_operators = 0;
 
   [[noreturn]] void fail(std::size_t at, const std::string& msg) { throw ExprSyntaxError(at, msg); }
 
@@ -241,6 +245,8 @@ struct Parser {
     DepthGuard g(*this);
     Expr left = parse_binary(level + 1);
     while (auto op = bin_op_at_level(level)) {
+      if (++binary_operators > kMaxBinaryOperators)
+        fail(pos, fmt::format("expression has more than {} binary operators; split it", kMaxBinaryOperators));
       pos += op_len(*op);
       Expr right = parse_binary(level + 1);
       left = make_binary(*op, left, right);
@@ -257,7 +263,11 @@ struct Parser {
   }
   Expr parse_power() {
     Expr base = parse_postfix();
-    if (accept("**")) return make_binary(BinOp::Pow, base, parse_unary());
+    if (accept("**")) {
+      if (++binary_operators > kMaxBinaryOperators)
+        fail(pos, fmt::format("expression has more than {} binary operators; split it", kMaxBinaryOperators));
+      return make_binary(BinOp::Pow, base, parse_unary());
+    }
     return base;
   }
   Expr parse_postfix() {

@@ -4,6 +4,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <unordered_map>
@@ -13,6 +15,12 @@
 
 namespace sdfc {
 namespace {
+
+/// Text from the file quoted in a message: at most 80 characters of it.
+std::string excerpt(const std::string& text) {
+  if (text.size() <= 80) return text;
+  return fmt::format("{}... ({} characters)", text.substr(0, 72), text.size());
+}
 
 const Json kEmptyArray = Json::array();
 const Json kEmptyObject = Json::object();
@@ -143,7 +151,7 @@ class Reader {
       exprs_.emplace(*text, e);
       return e;
     } catch (const ExprSyntaxError& e) {
-      fail(ptr(), fmt::format("malformed expression \"{}\": {} (at character {})", *text, e.what(), e.offset + 1));
+      fail(ptr(), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(*text), e.what(), e.offset + 1));
     }
   }
   Expr expr(const Json& j, const std::string& ptr, const char* what) const {
@@ -389,7 +397,7 @@ class Reader {
         try {
           parse_expr(v, Dialect::Plain);
         } catch (const ExprSyntaxError& err) {
-          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", v, err.what(), err.offset + 1));
+          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(v), err.what(), err.offset + 1));
         }
         e.assignments.emplace_back(it.key(), v);
       }
@@ -403,7 +411,7 @@ class Reader {
     try {
       parse_expr(c.code, Dialect::Plain);
     } catch (const ExprSyntaxError& err) {
-      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", c.code, err.what(), err.offset + 1));
+      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(c.code), err.what(), err.offset + 1));
     }
   }
 
@@ -641,6 +649,12 @@ class Reader {
   }
 };
 
+std::string too_large(const char* what) {
+  return fmt::format("the {} SDFG is larger than {} MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB if the file "
+                     "is real",
+                     what, max_input_bytes() >> 20);
+}
+
 std::string gunzip(std::string_view bytes, const std::string& file) {
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw UserError(Diagnostic{file, "", 0, 0, "cannot initialize gzip decompression"});
@@ -648,6 +662,7 @@ std::string gunzip(std::string_view bytes, const std::string& file) {
   zs.avail_in = static_cast<uInt>(bytes.size());
   std::string out;
   char buf[65536];
+  const std::size_t limit = max_input_bytes();
   int rc;
   do {
     zs.next_out = reinterpret_cast<Bytef*>(buf);
@@ -658,9 +673,9 @@ std::string gunzip(std::string_view bytes, const std::string& file) {
       throw UserError(Diagnostic{file, "", 0, 0, "corrupt gzip data (the file starts like a .sdfgz but does not decompress)"});
     }
     out.append(buf, sizeof buf - zs.avail_out);
-    if (out.size() > (std::size_t(1) << 32)) {
+    if (out.size() > limit) {
       inflateEnd(&zs);
-      throw UserError(Diagnostic{file, "", 0, 0, "decompressed SDFG larger than 4 GiB"});
+      throw UserError(Diagnostic{file, "", 0, 0, too_large("decompressed")});
     }
   } while (rc != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
   inflateEnd(&zs);
@@ -684,6 +699,7 @@ void line_column(std::string_view text, std::size_t byte, int& line, int& col) {
 }  // namespace
 
 std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name) {
+  if (bytes.size() > max_input_bytes()) throw UserError(Diagnostic{file_name, "", 0, 0, too_large("input")});
   std::string inflated;
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
     inflated = gunzip(bytes, file_name);
@@ -840,13 +856,29 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
   return r.read_root(doc);
 }
 
+std::size_t max_input_bytes() {
+  const char* env = std::getenv("SDFC_MAX_INPUT_MB");
+  char* end = nullptr;
+  unsigned long long mb = env ? std::strtoull(env, &end, 10) : 0;
+  return (env && end != env && *end == '\0' && mb > 0 && mb < (1ull << 24) ? mb : 256ull) << 20;
+}
+
 std::string read_file_bytes(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError(Diagnostic{path, "", 0, 0, "is a directory, not an SDFG file"});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(Diagnostic{path, "", 0, 0, "cannot open the file (does it exist and is it readable?)"});
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Read in chunks up to the limit: the size of a pipe or a device is not known in advance.
+  std::string out;
+  char buf[1 << 16];
+  const std::size_t limit = max_input_bytes();
+  while (in) {
+    in.read(buf, sizeof buf);
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > limit) throw UserError(Diagnostic{path, "", 0, 0, too_large("input")});
+  }
   if (in.bad()) throw UserError(Diagnostic{path, "", 0, 0, "cannot read the file"});
-  return ss.str();
+  return out;
 }
 
 std::unique_ptr<SDFG> read_sdfg_file(const std::string& path) { return read_sdfg(read_file_bytes(path), path); }

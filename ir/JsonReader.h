@@ -25,6 +25,9 @@ std::unique_ptr<SDFG> read_sdfg_file(const std::string& path);
 /// Reads a whole file into memory; gunzips gzip data. Throws UserError.
 std::string read_file_bytes(const std::string& path);
 
+/// The largest input read, plain or decompressed: 256 MiB, or $SDFC_MAX_INPUT_MB MiB.
+std::size_t max_input_bytes();
+
 /// Maximum nesting depth of JSON values accepted (deeper input is rejected, not recursed into).
 constexpr int kMaxJsonDepth = 512;
 // How many levels of the pointer a too-deep error names.

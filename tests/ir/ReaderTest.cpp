@@ -252,6 +252,40 @@ TEST(Reader, DeepNestingIsRejectedWithoutRecursion) {
   EXPECT_EQ(ds[0].message, "control flow nested deeper than 64 levels");
 }
 
+TEST(Reader, LongFlatExpressionsAreRejectedNotRecursedInto) {
+  // a + a + ... is a tree as deep as it is long: 20,000 terms overflowed the stack in simplify.
+  std::string sum = "N";
+  for (int i = 0; i < 20000; ++i) sum += " + N";
+  std::string file = R"({"type":"SDFG","attributes":{"name":"x","symbols":{"N":"int64"},"_arrays":{"A":{"type":"Array",)"
+                     R"("attributes":{"shape":[")" + sum + R"("],"dtype":"float64"}}}},"nodes":[]})";
+  auto ds = problems(file);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/A/attributes/shape/0");
+  EXPECT_NE(ds[0].message.find("expression has more than 2000 binary operators; split it"), std::string::npos) << ds[0].message;
+}
+
+TEST(Reader, InputsLargerThanTheLimitAreRefused) {
+  // A gzip bomb stops at the limit instead of exhausting memory (the limit lowered to 1 MiB here).
+  ::setenv("SDFC_MAX_INPUT_MB", "1", 1);
+  std::string zeros(3u << 20, ' ');
+  std::string gz = gzip(zeros);
+  auto ds = problems(gz);
+  ::unsetenv("SDFC_MAX_INPUT_MB");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message,
+            "the decompressed SDFG is larger than 1 MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB if the file is real");
+  EXPECT_LT(gz.size(), 64u << 10);
+}
+
+TEST(Reader, ADirectoryIsNotAFile) {
+  try {
+    read_sdfg_file(::testing::TempDir());
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().message, "is a directory, not an SDFG file");
+  }
+}
+
 TEST(Reader, DuplicateKeysAreReported) {
   auto ds = problems(std::string(R"({"type":"SDFG","type":"SDFG"})"));
   ASSERT_EQ(ds.size(), 1u);
