@@ -10,6 +10,9 @@ class Writer {
   explicit Writer(Dialect d) : dialect_(d) {}
 
   Json sdfg(const SDFG& s, bool is_root) {
+    // DaCe's cfg_list is in pre-order: an SDFG before the regions and nested SDFGs inside it (the
+    // root is always 0).
+    const int cfg_id = cfg_id_++;
     Json attrs = Json::object();
     attrs["name"] = s.name;
     Json arrays = Json::object();
@@ -31,7 +34,7 @@ class Writer {
     j["collapsed"] = false;
     j["label"] = "";
     j["id"] = nullptr;
-    j["cfg_list_id"] = cfg_id_++;
+    j["cfg_list_id"] = cfg_id;
     j["start_block"] = s.root.start_block < 0 ? Json(nullptr) : Json(s.root.start_block);
     merge(j, s.top_extra);
     if (is_root || !s.dace_version.empty()) j["dace_version"] = s.dace_version.empty() ? "2.0.0a6" : s.dace_version;

@@ -13,6 +13,37 @@ TEST(Writer, ConvertingOwnOutputIsByteIdentical) {
   EXPECT_EQ(dump(*a), dump(*b));
 }
 
+namespace {
+
+/// cfg_list_id of every control-flow region in DaCe's order (all_control_flow_regions: a region,
+/// then the blocks inside it in order, nested SDFGs where their states hold them, branches of a
+/// conditional after it).
+void cfg_ids_in_dace_order(const Json& j, std::vector<int>& out) {
+  if (j.contains("cfg_list_id")) out.push_back(j["cfg_list_id"].get<int>());
+  if (j.contains("branches"))
+    for (auto& br : j["branches"]) cfg_ids_in_dace_order(br[1], out);
+  if (!j.contains("nodes")) return;
+  for (auto& n : j["nodes"]) {
+    if (n["type"] == "NestedSDFG") cfg_ids_in_dace_order(n["attributes"]["sdfg"], out);
+    else cfg_ids_in_dace_order(n, out);
+  }
+}
+
+}  // namespace
+
+TEST(Writer, CfgListIdsAreInDaCesPreOrder) {
+  std::vector<std::string> files = {data_path("small.sdfg")};
+  if (!corpus_dir().empty())
+    for (const char* c : {"nested_top_s", "cond_datadep_s", "heat2d_loop_s"}) files.push_back(corpus_dir() + "/" + c + "/program.sdfg");
+  for (auto& f : files) {
+    Json out = Json::parse(write_sdfg(*read_sdfg(slurp(f))));
+    std::vector<int> ids;
+    cfg_ids_in_dace_order(out, ids);
+    ASSERT_GE(ids.size(), 2u) << f;
+    for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<int>(i)) << f;
+  }
+}
+
 TEST(Writer, KeepsVersionTypesAndUnmodelledFields) {
   Json in = load_json("small.sdfg");
   in["attributes"]["_arrays"]["A"]["attributes"]["guid"] = "1234";
