@@ -603,7 +603,8 @@ Poly poly_const(std::int64_t c) {
 }
 Poly poly_atom(const Expr& e) {
   Poly p;
-  std::string key = print_expr(e, Dialect::Typed);
+  // Keyed by the plain spelling: `N` and `symbol($N, dtype=dace.int64)` are one atom.
+  std::string key = print_expr(e, Dialect::Plain);
   p.atoms[key] = e;
   p.terms[{{key, 1}}] = 1;
   return p;
@@ -900,8 +901,10 @@ void free_symbols(const Expr& e, std::set<std::string>& out) {
 
 bool equal(const Expr& a, const Expr& b) {
   if (a == b) return true;
+  // A symbol's dtype is a spelling (`N` and `symbol($N, dtype=dace.int64)` are one symbol, as
+  // in DaCe, whose symbols are sympy symbols compared by name).
   if (a->kind != b->kind || a->op != b->op || a->ival != b->ival || a->name != b->name ||
-      a->dtype != b->dtype || a->args.size() != b->args.size() || a->kwnames != b->kwnames)
+      (a->kind != ExprKind::Symbol && a->dtype != b->dtype) || a->args.size() != b->args.size() || a->kwnames != b->kwnames)
     return false;
   if (a->kind == ExprKind::Float && a->fval != b->fval) return false;
   for (std::size_t i = 0; i < a->args.size(); ++i)

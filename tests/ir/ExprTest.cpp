@@ -79,6 +79,9 @@ TEST(Expr, SimplifiesToCanonicalSums) {
   EXPECT_EQ(simp("-1 + $N"), "-1 + N");
   // Opaque subexpressions are kept and still cancel
   EXPECT_EQ(simp("int_floor($N, 2) + 1 - int_floor($N, 2)"), "1");
+  // A symbol's dtype is only a spelling: both spellings are one symbol
+  EXPECT_EQ(simp("symbol($N, dtype=dace.int64) - $N"), "0");
+  EXPECT_EQ(simp("symbol($N, dtype=dace.int64) + $N"), "2 * N");
 }
 
 TEST(Expr, SimplifyKeepsUnchangedNodes) {
