@@ -189,10 +189,13 @@ class Validator {
         if (!e.memlet.data.empty())
           error(ep + "/dst_connector", fmt::format("edge enters {} \"{}\" without a connector", dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
       }
-      if (desc && e.memlet.subset) {
+      // DaCe skips its bounds check for memlets marked allow_oob.
+      auto oob = e.memlet.extra.find("allow_oob");
+      bool allow_oob = oob != e.memlet.extra.end() && oob->is_boolean() && oob->get<bool>();
+      if (desc && e.memlet.subset && !allow_oob) {
         bounds(*desc, e.memlet.data, *e.memlet.subset, mp + "/subset");
       }
-      if (e.memlet.other_subset) {
+      if (e.memlet.other_subset && !allow_oob) {
         // The other subset indexes the container at the other end of an access-to-access copy.
         const Node& other = e.memlet.is_data_src ? dst : src;
         if (other.kind == NodeKind::Access)

@@ -61,6 +61,18 @@ TEST(Validate, SubsetProvablyPastTheEnd) {
   EXPECT_EQ(d.message, "subset ends at N in dimension 0 of \"A\", 1 past its last index -1 + N");
 }
 
+TEST(Validate, AllowOobMemletsAreNotBoundsChecked) {
+  // DaCe's validation skips memlets marked allow_oob; so does sdfc's.
+  Json j = small();
+  memlet(j, 0)["subset"]["ranges"][0]["end"] = "$N";
+  memlet(j, 0)["allow_oob"] = true;
+  EXPECT_TRUE(problems(j).empty());
+  // The same, written symbol(N, dtype) on one side: still one symbol N.
+  j = small();
+  memlet(j, 0)["subset"]["ranges"][0]["end"] = "symbol($N, dtype=dace.int64)";
+  EXPECT_EQ(one_problem(j).message, "subset ends at N in dimension 0 of \"A\", 1 past its last index -1 + N");
+}
+
 TEST(Validate, SubsetProvablyBeforeTheStart) {
   Json j = small();
   memlet(j, 0)["subset"]["ranges"][0]["start"] = "-2";
