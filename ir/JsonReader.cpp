@@ -48,6 +48,9 @@ std::string json_kind(const Json& j) {
   }
 }
 
+/// A type name from the file as a message quotes it: "Weird", or what was found instead of a string.
+std::string type_name(const Json& j) { return j.is_string() ? fmt::format("\"{}\"", j.get<std::string>().substr(0, 60)) : json_kind(j); }
+
 /// Walks the JSON document, building the IR; `ptr` is the JSON pointer of the current value.
 class Reader {
  public:
@@ -187,11 +190,28 @@ class Reader {
     return c;
   }
 
+  /// DaCe's Indices subset ({"type": "Indices", "indices": ["i", "j + 1"]}): one element per
+  /// dimension, read as the equivalent Range.
+  template <typename PtrFn>
+  Range indices(const Json& j, const PtrFn& ptr) const {
+    auto it = j.find("indices");
+    if (it == j.end()) fail(ptr(), "missing required key \"indices\" of an Indices subset");
+    if (!it->is_array()) fail(at(ptr(), "indices"), fmt::format("expected a list of indices (an array) but found {}", json_kind(*it)));
+    Range out;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      Expr x = expr_at((*it)[i], [&] { return at(at(ptr(), "indices"), i); }, "an index");
+      out.push_back({x, x, make_int(1), make_int(1)});
+    }
+    return out;
+  }
+
   template <typename PtrFn>
   Range range(const Json& j, const PtrFn& ptr) const {
     if (!j.is_object()) fail(ptr(), fmt::format("expected a Range (an object) but found {}", json_kind(j)));
-    if (auto t = j.find("type"); t != j.end() && t->is_string() && *t != "Range" && *t != "Indices")
-      fail(at(ptr(), "type"), fmt::format("unsupported subset kind {}; expected \"Range\"", json_kind(*t)));
+    auto t = j.find("type");
+    if (t != j.end() && (!t->is_string() || (*t != "Range" && *t != "Indices")))
+      fail(at(ptr(), "type"), fmt::format("unsupported subset type {}; expected \"Range\" or \"Indices\"", type_name(*t)));
+    if (t != j.end() && *t == "Indices") return indices(j, ptr);
     auto rs_it = j.find("ranges");
     if (rs_it == j.end()) fail(ptr(), "missing required key \"ranges\"");
     const Json& rs = *rs_it;
@@ -369,6 +389,8 @@ class Reader {
 
   InterstateEdge interstate_edge(const Json& j, const std::string& ptr) const {
     object(j, ptr, "an interstate edge");
+    if (auto t = j.find("type"); t != j.end() && *t != "Edge")
+      fail(at(ptr, "type"), fmt::format("unsupported control-flow edge type {}; expected \"Edge\"", type_name(*t)));
     InterstateEdge e;
     e.src = index(require(j, ptr, "src"), at(ptr, "src"), "the source block");
     e.dst = index(require(j, ptr, "dst"), at(ptr, "dst"), "the destination block");
@@ -601,6 +623,8 @@ class Reader {
       auto it = o.find(k);
       return it == o.end() ? nullptr : &*it;
     };
+    if (const Json* t = get(j, "type"); t && *t != "MultiConnectorEdge")
+      fail(at(ptr(), "type"), fmt::format("unsupported dataflow edge type {}; expected \"MultiConnectorEdge\"", type_name(*t)));
     DataEdge e;
     const Json* src = get(j, "src");
     const Json* dst = get(j, "dst");

@@ -286,6 +286,44 @@ TEST(Reader, ADirectoryIsNotAFile) {
   }
 }
 
+TEST(Reader, IndicesSubsetsReadAsOneElementRanges) {
+  Json j = load_json("small.sdfg");
+  auto& m = j["nodes"][0]["edges"][1]["attributes"]["data"]["attributes"];
+  m["subset"] = {{"type", "Indices"}, {"indices", Json::array({"i"})}};
+  auto sdfg = read_sdfg(j.dump());
+  const Range& r = *sdfg->root.blocks[0]->edges[1].memlet.subset;
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(print_expr(r[0].start, Dialect::Plain), "i");
+  EXPECT_EQ(print_expr(r[0].end, Dialect::Plain), "i");
+  EXPECT_TRUE(problems(j).empty());
+  m["subset"] = {{"type", "Indices"}, {"ranges", Json::array()}};
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/attributes/data/attributes/subset");
+  EXPECT_EQ(ds[0].message, "missing required key \"indices\" of an Indices subset");
+}
+
+TEST(Reader, UnknownTypesAreErrorsNotRewritten) {
+  Json j = load_json("small.sdfg");
+  j["nodes"][0]["edges"][1]["attributes"]["data"]["attributes"]["subset"]["type"] = "Weird";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/attributes/data/attributes/subset/type");
+  EXPECT_EQ(ds[0].message, "unsupported subset type \"Weird\"; expected \"Range\" or \"Indices\"");
+  j = load_json("small.sdfg");
+  j["nodes"][0]["edges"][1]["type"] = "WeirdEdge";
+  ds = problems(j);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/type");
+  EXPECT_EQ(ds[0].message, "unsupported dataflow edge type \"WeirdEdge\"; expected \"MultiConnectorEdge\"");
+  j = load_json("small.sdfg");
+  j["edges"][0]["type"] = "Weird";
+  ds = problems(j);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].pointer, "/edges/0/type");
+  EXPECT_EQ(ds[0].message, "unsupported control-flow edge type \"Weird\"; expected \"Edge\"");
+}
+
 TEST(Reader, DuplicateKeysAreReported) {
   auto ds = problems(std::string(R"({"type":"SDFG","type":"SDFG"})"));
   ASSERT_EQ(ds.size(), 1u);
