@@ -1,6 +1,8 @@
 #include "compiler/Cli.h"
 
 #include <fmt/format.h>
+
+#include <cctype>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -161,8 +163,12 @@ std::unique_ptr<SDFG> load(const std::string& path, std::ostream& err) {
   }
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+/// Whether `s` ends with `suffix` (lower case), in any case: OUT.SDFGZ is gzip as out.sdfgz is.
+bool ends_with_ignoring_case(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (std::size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
+  return true;
 }
 
 /// Writes to a temporary file beside `path` and renames it over `path`.
@@ -426,7 +432,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     if (file.empty()) throw UsageError("no input file");
     if (output.empty()) throw UsageError("-o OUT.dot or -o OUT.svg is required");
-    if (output != "-" && !ends_with(output, ".dot") && !ends_with(output, ".svg"))
+    if (output != "-" && !ends_with_ignoring_case(output, ".dot") && !ends_with_ignoring_case(output, ".svg"))
       throw UsageError(fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
   } catch (const UsageError& e) {
     err << "sdfc dot: " << e.what() << "\n" << kDotHelp;
@@ -449,7 +455,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << text;
     return kOk;
   }
-  if (ends_with(output, ".svg")) return write_svg(output, text, err) ? kOk : kInvalid;
+  if (ends_with_ignoring_case(output, ".svg")) return write_svg(output, text, err) ? kOk : kInvalid;
   return write_atomically(output, text, false, err) ? kOk : kInvalid;
 }
 
@@ -489,7 +495,16 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> files;
+  bool only_files = false;  // after "--" every argument is a file
   for (auto& a : args) {
+    if (only_files) {
+      files.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      only_files = true;
+      continue;
+    }
     if (is_help(a)) {
       out << kValidateHelp;
       return kOk;
@@ -513,16 +528,28 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
 }
 
 int cmd_print(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  for (auto& a : args)
-    if (is_help(a)) {
+  std::vector<std::string> files;
+  bool only_files = false;  // after "--" every argument is a file
+  for (auto& a : args) {
+    if (!only_files && a == "--") {
+      only_files = true;
+      continue;
+    }
+    if (!only_files && is_help(a)) {
       out << kPrintHelp;
       return kOk;
     }
-  if (args.size() != 1 || (args[0].size() > 1 && args[0][0] == '-')) {
+    if (!only_files && a.size() > 1 && a[0] == '-') {
+      err << fmt::format("sdfc print: unknown option '{}'\n{}", a, kPrintHelp);
+      return kUsage;
+    }
+    files.push_back(a);
+  }
+  if (files.size() != 1) {
     err << "sdfc print: expected exactly one input file\n" << kPrintHelp;
     return kUsage;
   }
-  auto sdfg = load(args[0], err);
+  auto sdfg = load(files[0], err);
   if (!sdfg) return kInvalid;
   out << dump(*sdfg);
   return kOk;
@@ -562,7 +589,7 @@ int cmd_convert(const std::vector<std::string>& args, std::ostream& out, std::os
     out << text;
     return kOk;
   }
-  return write_atomically(files[1], text, ends_with(files[1], ".sdfgz"), err) ? kOk : kInvalid;
+  return write_atomically(files[1], text, ends_with_ignoring_case(files[1], ".sdfgz"), err) ? kOk : kInvalid;
 }
 
 }  // namespace
@@ -580,6 +607,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kOk;
   }
   if (cmd == "--version" || cmd == "version") {
+    if (!rest.empty()) {
+      err << fmt::format("sdfc {}: unexpected argument '{}'\n", cmd, rest[0]);
+      return kUsage;
+    }
     out << "sdfc " << SDFC_VERSION << "\n";
     return kOk;
   }

@@ -60,6 +60,19 @@ TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run({"print", "a", "b"}).rc, 2);
   EXPECT_EQ(run({"convert", "a"}).rc, 2);
   EXPECT_EQ(run({"convert", "a", "b", "--indent"}).rc, 2);
+  r = run({"print", "--bogus"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("sdfc print: unknown option '--bogus'"), std::string::npos) << r.err;
+  r = run({"--version", "extra"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("sdfc --version: unexpected argument 'extra'"), std::string::npos) << r.err;
+  // After "--" every argument is a file, also one that starts with '-'
+  r = run({"validate", "--", data_path("small.sdfg")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  r = run({"validate", "--", "-odd-name.sdfg"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("-odd-name.sdfg: /: error: cannot open the file"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"print", "--", data_path("small.sdfg")}).rc, 0);
 }
 
 TEST(Cli, ValidateReportsEachFile) {
@@ -97,6 +110,9 @@ TEST(Cli, ConvertIsDeterministicAndAtomic) {
   EXPECT_EQ(slurp(a), slurp(b));
   ASSERT_EQ(run({"convert", a, z}).rc, 0);
   EXPECT_EQ(static_cast<unsigned char>(slurp(z)[0]), 0x1f);  // gzip
+  std::string upper = tmp_path("C.SDFGZ");
+  ASSERT_EQ(run({"convert", a, upper}).rc, 0);
+  EXPECT_EQ(static_cast<unsigned char>(slurp(upper)[0]), 0x1f);  // the extension in any case
   ASSERT_EQ(run({"convert", z, c}).rc, 0);
   EXPECT_EQ(slurp(c), slurp(a));
   // An invalid input leaves an existing output untouched
