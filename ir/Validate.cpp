@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/Signature.h"
+
 namespace sdfc {
 namespace {
 
@@ -27,6 +29,34 @@ class Validator {
 
  private:
   std::unordered_map<std::string, const DataDesc*> data_;
+
+  std::set<std::string> defined_;  ///< names the SDFG being validated defines (sdfg_body)
+
+  /// Reports each free symbol of `e` that is neither defined by the SDFG nor in `scope` (map
+  /// parameters and dynamic range inputs around it).
+  /// undefined_symbols of Python code text (a condition or an assignment); text that does not
+  /// parse is the reader's business, not repeated here.
+  void code_symbols(const std::string& code, const std::string& ptr, const std::string& what) {
+    Expr e;
+    try {
+      e = parse_expr(code, Dialect::Plain);
+    } catch (const ExprSyntaxError&) {
+      return;
+    }
+    undefined_symbols(e, {}, ptr, what);
+  }
+
+  void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr, const std::string& what) {
+    // Python and sympy names a condition may use without declaring them.
+    static const std::set<std::string> builtins = {"True", "False", "None", "pi", "e", "E", "inf", "nan", "oo", "zoo", "math"};
+    std::set<std::string> free;
+    free_symbols(e, free);
+    for (auto& n : free)
+      if (!defined_.count(n) && !scope.count(n) && !builtins.count(n) && n.find('.') == std::string::npos)
+        error(ptr, fmt::format("undefined symbol \"{}\" in {}; declare it in the SDFG's symbols, assign it on an interstate edge, "
+                               "or (inside a map) make it a map parameter",
+                               n, what));
+  }
 
   const DataDesc* find_data(const std::string& n) const {
     auto it = data_.find(n);
@@ -58,7 +88,20 @@ class Validator {
     std::set<std::string> syms;
     for (auto& [n, t] : s.symbols)
       if (!syms.insert(n).second) error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
+    // Names an expression of this SDFG may use: its symbols, its containers, and the symbols its
+    // interstate edges assign and its loops count with (anywhere: DaCe orders them by the
+    // control flow, which a file that compiles respects).
+    std::set<std::string> saved_defined;
+    saved_defined.swap(defined_);
+    for (auto& [n, t] : s.symbols) defined_.insert(n);
+    for (auto& [n, d] : s.arrays) defined_.insert(n);
+    for (auto& n : assigned_symbols(s)) defined_.insert(n);
+    for (auto& [n, d] : s.arrays) {
+      std::string p = ptr + "/attributes/_arrays/" + pointer_token(n) + "/attributes/shape/";
+      for (std::size_t i = 0; i < d.shape.size(); ++i) undefined_symbols(d.shape[i], {}, p + std::to_string(i), "the shape of \"" + n + "\"");
+    }
     region(s, s.root, ptr);
+    defined_.swap(saved_defined);
   }
 
   std::string file_;
@@ -88,10 +131,12 @@ class Validator {
       if (e.dst >= n) error(ep + "/dst", fmt::format("interstate edge leads to block {}, which does not exist (the region has {} blocks)", e.dst, n));
       std::set<std::string> seen;
       for (auto& [sym, val] : e.assignments) {
+        std::string ap = ep + "/attributes/data/attributes/assignments/" + pointer_token(sym);
         if (find_data(sym))
-          error(ep + "/attributes/data/attributes/assignments/" + pointer_token(sym),
-                fmt::format("interstate edge assigns to \"{}\", which is a data container, not a symbol", sym));
+          error(ap, fmt::format("interstate edge assigns to \"{}\", which is a data container, not a symbol", sym));
+        code_symbols(val, ap, fmt::format("the value assigned to \"{}\"", sym));
       }
+      code_symbols(e.condition.code, ep + "/attributes/data/attributes/condition", "the interstate edge's condition");
     }
     for (std::size_t i = 0; i < r.blocks.size(); ++i) block(s, *r.blocks[i], ptr + "/nodes/" + std::to_string(i));
   }
@@ -138,6 +183,25 @@ class Validator {
         std::set<std::string> ps;
         for (auto& p : nd.map.params)
           if (!ps.insert(p).second) error(np + "/attributes/params", fmt::format("map parameter \"{}\" appears twice", p));
+        // Its range may use the parameters and dynamic range inputs of the maps around it (and
+        // its own dynamic inputs).
+        std::set<std::string> scope;
+        int hops = 0;
+        for (int m = i; m >= 0 && m < n && hops <= n; m = st.node(m).scope_entry, ++hops) {
+          const Node& mn = st.node(m);
+          if (mn.kind != NodeKind::MapEntry) break;
+          if (m != i) scope.insert(mn.map.params.begin(), mn.map.params.end());
+          for (auto& c : mn.in_connectors)
+            if (is_dynamic_range_input(c.name)) scope.insert(c.name);
+        }
+        for (std::size_t k = 0; k < nd.map.range.size(); ++k) {
+          std::string rp = np + "/attributes/range/ranges/" + std::to_string(k);
+          const RangeDim& r = nd.map.range[k];
+          std::string what = fmt::format("the range of map \"{}\"", nd.map.label);
+          undefined_symbols(r.start, scope, rp + "/start", what);
+          undefined_symbols(r.end, scope, rp + "/end", what);
+          undefined_symbols(r.step, scope, rp + "/step", what);
+        }
         for (std::size_t d = 0; d < nd.map.range.size(); ++d) {
           auto step = as_constant(nd.map.range[d].step);
           if (step && *step == 0)

@@ -215,6 +215,31 @@ TEST(Validate, InvalidDataContainerName) {
             "(as DaCe requires)");
 }
 
+TEST(Validate, UndefinedSymbols) {
+  // In a map range, in a shape and in an interstate condition; map parameters and symbols that
+  // interstate edges assign are defined.
+  Json j = small();
+  state0(j)["nodes"][0]["attributes"]["range"]["ranges"][0]["end"] = "M - 1";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/0/attributes/range/ranges/0/end");
+  EXPECT_EQ(d.message,
+            "undefined symbol \"M\" in the range of map \"" + state0(j)["nodes"][0]["attributes"]["label"].get<std::string>() +
+                "\"; declare it in the SDFG's symbols, assign it on an interstate edge, or (inside a map) make it a map parameter");
+  j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "K";
+  d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/shape/0");
+  EXPECT_NE(d.message.find("undefined symbol \"K\" in the shape of \"A\""), std::string::npos) << d.message;
+  j = small();
+  j["edges"][0]["attributes"]["data"]["attributes"]["condition"]["string_data"] = "zz > 0";
+  d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/edges/0/attributes/data/attributes/condition");
+  EXPECT_NE(d.message.find("undefined symbol \"zz\" in the interstate edge's condition"), std::string::npos) << d.message;
+  // Assigned on an edge: defined
+  j["edges"][0]["attributes"]["data"]["attributes"]["assignments"]["zz"] = "N + 1";
+  EXPECT_TRUE(problems(j).empty());
+}
+
 TEST(Validate, ElseBranchMustBeLast) {
   Json j = small();
   auto& br = j["nodes"][2]["branches"];
