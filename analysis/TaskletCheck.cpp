@@ -9,8 +9,6 @@
 #define tasklet_check_available plugin_tasklet_check_available
 #define check_cpp_tasklets plugin_check_cpp_tasklets
 #endif
-#include "analysis/ClangPlugin.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/ClangPlugin.h"
 #include "codegen/CodeWriter.h"
 #include "codegen/Codegen.h"
 #include "ir/Signature.h"
@@ -102,7 +101,8 @@ class UnitBuilder {
     }
     append("template <typename T> T __sdfc_value();\n");
     append("template <typename T> T& __sdfc_lvalue();\n");
-    if (!root.global_code.code.empty()) add_code_segment(Segment::GlobalCode, "/attributes/global_code", root.global_code.code);
+    if (!root.global_code.code.empty())
+      add_code_segment(Segment::GlobalCode, "/attributes/global_code", root.global_code.code);
     // Tasklets' code_global precedes every tasklet, as in generated code (once per distinct text).
     collect_code_globals(root, "");
     walk_region(root, "", false);
@@ -156,7 +156,8 @@ class UnitBuilder {
       for (std::size_t i = 0; i < st.nodes.size(); ++i) {
         const Node& n = *st.nodes[i];
         std::string np = ptr + "/nodes/" + std::to_string(i);
-        if (n.kind == NodeKind::Tasklet && !n.code_global.code.empty() && code_globals_.insert(n.code_global.code).second)
+        if (n.kind == NodeKind::Tasklet && !n.code_global.code.empty() &&
+            code_globals_.insert(n.code_global.code).second)
           add_code_segment(Segment::CodeGlobal, np + "/attributes/code_global", n.code_global.code);
         if (n.kind == NodeKind::NestedSDFG && n.sdfg) collect_code_globals(*n.sdfg, np + "/attributes/sdfg");
       }
@@ -217,8 +218,9 @@ class UnitBuilder {
         if (!t || !has_cpp_type(*t) || !is_identifier(c.name)) return;  // the code generator reports these
         bool one = single_element(*e->memlet.subset);
         Binding b = in ? (one && !e->memlet.dynamic ? Binding::InValue : Binding::InPointer)
-                       : (!one ? Binding::OutPointer
-                               : e->memlet.dynamic && !e->memlet.wcr ? Binding::OutReference : Binding::OutValue);
+                       : (!one                                  ? Binding::OutPointer
+                          : e->memlet.dynamic && !e->memlet.wcr ? Binding::OutReference
+                                                                : Binding::OutValue);
         // A name both in and out cannot be declared twice in one scope: the output binding wins.
         seg.connectors.erase(std::remove_if(seg.connectors.begin(), seg.connectors.end(),
                                             [&](const ConnectorDecl& x) { return x.name == c.name; }),
@@ -256,11 +258,19 @@ class UnitBuilder {
       // Inputs are writable here (generated code makes them const) so that a write to one stays in
       // the AST and is reported as such.
       switch (c.binding) {
-        case Binding::InValue: f += fmt::format("    {0} {1} = __sdfc_value<{0}>();\n", c.ctype, c.name); break;
-        case Binding::OutValue: f += fmt::format("    {} {};\n", c.ctype, c.name); break;
+        case Binding::InValue:
+          f += fmt::format("    {0} {1} = __sdfc_value<{0}>();\n", c.ctype, c.name);
+          break;
+        case Binding::OutValue:
+          f += fmt::format("    {} {};\n", c.ctype, c.name);
+          break;
         case Binding::InPointer:
-        case Binding::OutPointer: f += fmt::format("    {0}* {1} = __sdfc_value<{0}*>();\n", c.ctype, c.name); break;
-        case Binding::OutReference: f += fmt::format("    {0}& {1} = __sdfc_lvalue<{0}>();\n", c.ctype, c.name); break;
+        case Binding::OutPointer:
+          f += fmt::format("    {0}* {1} = __sdfc_value<{0}*>();\n", c.ctype, c.name);
+          break;
+        case Binding::OutReference:
+          f += fmt::format("    {0}& {1} = __sdfc_lvalue<{0}>();\n", c.ctype, c.name);
+          break;
       }
     }
     seg.unit_line = lines_ + 2;  // after the comment line
@@ -280,7 +290,9 @@ std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options
 #ifndef SDFC_WITH_CLANG
 
 // libsdfc: Clang is in the plugin (ClangPlugin.h), loaded only for programs with CPP tasklets.
-bool tasklet_check_available() { return clang_plugin() != nullptr; }
+bool tasklet_check_available() {
+  return clang_plugin() != nullptr;
+}
 
 TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
                                       const std::string& runtime_include_dir) {
@@ -299,7 +311,7 @@ namespace {
 /// One problem Clang or the write analysis found inside a segment.
 struct Finding {
   int segment;
-  int line, column;     ///< inside the segment's code; 0 when the finding is not at a place in the code
+  int line, column;  ///< inside the segment's code; 0 when the finding is not at a place in the code
   std::string message;
   std::string pointer;  ///< "" = the segment's code
 };
@@ -358,8 +370,10 @@ class CollectDiagnostics : public clang::DiagnosticConsumer {
       return;
     }
     flush_pending();
-    if (seg >= 0) errors.push_back({seg, line, column, info.getID(), std::string(text)});
-    else pending_ = Outside{file, line, std::string(text)};
+    if (seg >= 0)
+      errors.push_back({seg, line, column, info.getID(), std::string(text)});
+    else
+      pending_ = Outside{file, line, std::string(text)};
   }
   void finish() override { flush_pending(); }
 
@@ -482,12 +496,12 @@ class CheckConsumer : public clang::ASTConsumer {
       bool input = c.binding == Binding::InValue || c.binding == Binding::InPointer;
       if (input && write != w.first_write.end()) {
         clang::PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(write->second));
-        findings_.push_back({k, static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()),
-                             fmt::format("tasklet \"{}\" {} input connector '{}'; inputs are read-only: write the "
-                                         "result to an output connector (with a memlet to the data) instead",
-                                         seg.label, c.binding == Binding::InPointer ? "writes through" : "writes to",
-                                         c.name),
-                             ""});
+        findings_.push_back(
+            {k, static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()),
+             fmt::format("tasklet \"{}\" {} input connector '{}'; inputs are read-only: write the "
+                         "result to an output connector (with a memlet to the data) instead",
+                         seg.label, c.binding == Binding::InPointer ? "writes through" : "writes to", c.name),
+             ""});
       }
       // Outputs bound by value must be assigned. Pointer outputs (subsets) and dynamic outputs
       // (references) may be written in ways the analysis cannot see, or legitimately not at all.
@@ -523,7 +537,9 @@ bool is_unknown_name(unsigned id) {
          id == diag::err_unknown_typename_suggest || id == diag::err_undeclared_use_suggest;
 }
 
-std::string join(const std::vector<std::string>& v) { return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", ")); }
+std::string join(const std::vector<std::string>& v) {
+  return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", "));
+}
 
 /// The first 'quoted' word of a Clang message ("use of undeclared identifier 'foo'").
 std::string quoted_name(const std::string& message) {
@@ -539,25 +555,28 @@ std::string explain(const Segment& seg, unsigned id, const std::string& clang_me
   if (!is_unknown_name(id)) return fmt::format("tasklet \"{}\" does not compile: {}", seg.label, clang_message);
   std::string name = quoted_name(clang_message);
   if (id == clang::diag::err_no_member)
-    return fmt::format("tasklet \"{}\" uses an unknown name: {}; known functions are those declared by {}, sdfc's "
-                       "runtime (sdfc/rt.h) and the SDFG's global_code",
-                       seg.label, clang_message, fmt::join(generated_std_includes(), ", "));
+    return fmt::format(
+        "tasklet \"{}\" uses an unknown name: {}; known functions are those declared by {}, sdfc's "
+        "runtime (sdfc/rt.h) and the SDFG's global_code",
+        seg.label, clang_message, fmt::join(generated_std_includes(), ", "));
   if (seg.sdfg && seg.sdfg->find_data(name))
-    return fmt::format("tasklet \"{}\" uses data container '{}' directly; a tasklet sees data only through its "
-                       "connectors: add a memlet from '{}' to a connector and use the connector",
-                       seg.label, name, name);
+    return fmt::format(
+        "tasklet \"{}\" uses data container '{}' directly; a tasklet sees data only through its "
+        "connectors: add a memlet from '{}' to a connector and use the connector",
+        seg.label, name, name);
   if (std::find(seg.unbound.begin(), seg.unbound.end(), name) != seg.unbound.end())
-    return fmt::format("tasklet \"{}\" uses connector '{}', which has no memlet (or an empty one); connect it to data "
-                       "or stop using it",
-                       seg.label, name);
+    return fmt::format(
+        "tasklet \"{}\" uses connector '{}', which has no memlet (or an empty one); connect it to data "
+        "or stop using it",
+        seg.label, name);
   std::vector<std::string> inputs, outputs;
   for (auto& c : seg.connectors)
     (c.binding == Binding::InValue || c.binding == Binding::InPointer ? inputs : outputs).push_back(c.name);
-  return fmt::format("unknown identifier '{}' in tasklet \"{}\": not a connector (inputs: {}; outputs: {}), a symbol "
-                     "({}), nor a function or constant declared by {}, sdfc's runtime or the SDFG's global_code; fix "
-                     "the name, add a connector, or declare it in global_code",
-                     name, seg.label, join(inputs), join(outputs), join(seg.symbols),
-                     fmt::join(generated_std_includes(), ", "));
+  return fmt::format(
+      "unknown identifier '{}' in tasklet \"{}\": not a connector (inputs: {}; outputs: {}), a symbol "
+      "({}), nor a function or constant declared by {}, sdfc's runtime or the SDFG's global_code; fix "
+      "the name, add a connector, or declare it in global_code",
+      name, seg.label, join(inputs), join(outputs), join(seg.symbols), fmt::join(generated_std_includes(), ", "));
 }
 
 std::string resource_dir() {
@@ -567,7 +586,9 @@ std::string resource_dir() {
 
 }  // namespace
 
-bool tasklet_check_available() { return true; }
+bool tasklet_check_available() {
+  return true;
+}
 
 TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
                                       const std::string& runtime_include_dir) {
@@ -584,20 +605,29 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
                                            "SDFC_CLANG_RESOURCE_DIR at lib/clang/14.x of an LLVM 14 installation)",
                                            resources)});
 
-  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> fs(new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> fs(
+      new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> memory(new llvm::vfs::InMemoryFileSystem);
   fs->pushOverlay(memory);
   memory->addFile(kUnitFile, 0, llvm::MemoryBuffer::getMemBuffer(unit.text, kUnitFile));
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), fs));
   std::vector<std::string> args = {
-      "sdfc-tasklet-check", "-fsyntax-only", "-x", "c++", "-std=c++17",
-      "-w",                       // warnings are not this check's business
-      "-fno-spell-checking",      // no "did you mean": faster, and the messages name the rules instead
-      "-ferror-limit=0", "-fno-caret-diagnostics",
-      "-resource-dir=" + resources, "-I" + runtime_include_dir, kUnitFile};
+      "sdfc-tasklet-check",
+      "-fsyntax-only",
+      "-x",
+      "c++",
+      "-std=c++17",
+      "-w",                   // warnings are not this check's business
+      "-fno-spell-checking",  // no "did you mean": faster, and the messages name the rules instead
+      "-ferror-limit=0",
+      "-fno-caret-diagnostics",
+      "-resource-dir=" + resources,
+      "-I" + runtime_include_dir,
+      kUnitFile};
   CollectDiagnostics diags;
   std::vector<Finding> findings;
-  clang::tooling::ToolInvocation invocation(args, std::make_unique<CheckAction>(unit.segments, diags, findings), files.get());
+  clang::tooling::ToolInvocation invocation(args, std::make_unique<CheckAction>(unit.segments, diags, findings),
+                                            files.get());
   invocation.setDiagnosticConsumer(&diags);
   invocation.run();
 
@@ -628,13 +658,14 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
                         ""});
   }
   if (!unexplained.empty() && findings.empty())
-    throw UserError(Diagnostic{file, "", 0, 0,
-                               fmt::format("cannot check CPP tasklets: Clang cannot parse the headers generated code "
-                                           "includes ({}); this is an sdfc installation problem (runtime headers in {}, "
-                                           "Clang resources in {})",
-                                           fmt::format("{}:{}: {}", unexplained.front().file, unexplained.front().line,
-                                                       unexplained.front().message),
-                                           runtime_include_dir, resources)});
+    throw UserError(Diagnostic{
+        file, "", 0, 0,
+        fmt::format(
+            "cannot check CPP tasklets: Clang cannot parse the headers generated code "
+            "includes ({}); this is an sdfc installation problem (runtime headers in {}, "
+            "Clang resources in {})",
+            fmt::format("{}:{}: {}", unexplained.front().file, unexplained.front().line, unexplained.front().message),
+            runtime_include_dir, resources)});
 
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.segment, a.line, a.column) < std::tie(b.segment, b.line, b.column);
@@ -654,7 +685,8 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
 
 #ifdef SDFC_CLANG_PLUGIN
 extern "C" __attribute__((visibility("default"))) sdfc::TaskletCheckResult sdfc_clang_check_cpp_tasklets(
-    const sdfc::SDFG& sdfg, const sdfc::CompileOptions& options, const std::string& file, const std::string& runtime_include_dir) {
+    const sdfc::SDFG& sdfg, const sdfc::CompileOptions& options, const std::string& file,
+    const std::string& runtime_include_dir) {
   return sdfc::plugin_check_cpp_tasklets(sdfg, options, file, runtime_include_dir);
 }
 #endif

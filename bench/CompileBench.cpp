@@ -37,8 +37,9 @@ std::string chain_file(int maps) {
   auto s = b.state("s");
   std::map<std::string, int> outer;
   for (int i = 0; i < maps; ++i)
-    s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", "t" + std::to_string(i) + "[i]"}}, "b = a * 2.0 + 1.0",
-                     {{"b", "t" + std::to_string(i + 1) + "[i]"}}, sdfc::ScheduleType::Default, &outer);
+    s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", "t" + std::to_string(i) + "[i]"}},
+                     "b = a * 2.0 + 1.0", {{"b", "t" + std::to_string(i + 1) + "[i]"}}, sdfc::ScheduleType::Default,
+                     &outer);
   std::ofstream(p) << sdfc::write_sdfg(*b.build());
   return p.string();
 }
@@ -59,7 +60,8 @@ void run_timed(benchmark::State& state, const std::vector<std::string>& argv) {
 void BM_EmitSource(benchmark::State& state) {
   int maps = static_cast<int>(state.range(0));
   std::string file = chain_file(maps);
-  run_timed(state, {sdfc_bin(), "compile", file, "--emit-source", (work_dir() / ("src" + std::to_string(maps))).string()});
+  run_timed(state,
+            {sdfc_bin(), "compile", file, "--emit-source", (work_dir() / ("src" + std::to_string(maps))).string()});
   state.counters["maps"] = maps;
 }
 BENCHMARK(BM_EmitSource)->Arg(100)->Arg(1000)->Arg(2000)->Arg(4000)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -51,13 +51,13 @@ __global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A
   }
 }
 
-#define CHECK(x)                                                                    \
-  do {                                                                              \
-    cudaError_t e = (x);                                                            \
-    if (e != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e));           \
-      std::exit(1);                                                                 \
-    }                                                                               \
+#define CHECK(x)                                                          \
+  do {                                                                    \
+    cudaError_t e = (x);                                                  \
+    if (e != cudaSuccess) {                                               \
+      std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                       \
+    }                                                                     \
   } while (0)
 
 double median(std::vector<double> v) {
@@ -75,7 +75,8 @@ std::string chain(int maps, bool transients = true) {
   sdfc::SDFGBuilder b("chain");
   b.symbol("N");
   for (int i = 0; i <= maps; ++i)
-    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, transients && i != 0 && i != maps, sdfc::StorageType::GPU_Global);
+    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, transients && i != 0 && i != maps,
+            sdfc::StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> outer;
   for (int i = 0; i < maps; ++i)
@@ -87,7 +88,8 @@ std::string chain(int maps, bool transients = true) {
 
 std::string stencil(std::vector<int> block = {}) {
   sdfc::SDFGBuilder b("stencil");
-  b.symbol("N").array("A", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global)
+  b.symbol("N")
+      .array("A", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global)
       .array("B", sdfc::DType::Float64, {"N", "N"}, false, sdfc::StorageType::GPU_Global);
   b.state("s").mapped_tasklet(
       "st", {{"i", "1:N - 1"}, {"j", "1:N - 1"}},
@@ -125,9 +127,11 @@ std::string four_small_kernels() {
 /// One elementwise kernel on device arguments.
 std::string one_kernel() {
   sdfc::SDFGBuilder b("one_kernel");
-  b.symbol("N").array("x", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global)
+  b.symbol("N")
+      .array("x", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global)
       .array("y", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
-  b.state("s").mapped_tasklet("k", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a * 2.0 + 1.0", {{"b", "y[i]"}}, sdfc::ScheduleType::GPU_Device);
+  b.state("s").mapped_tasklet("k", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a * 2.0 + 1.0", {{"b", "y[i]"}},
+                              sdfc::ScheduleType::GPU_Device);
   return sdfc::write_sdfg(*b.build());
 }
 
@@ -205,15 +209,12 @@ int main() {
       std::printf("| hand-written stencil, %s | %.1f GB/s | %.2f |\n", label, bw, bw / memcpy_bw);
     };
     int ns = static_cast<int>(side);
-    time_kernel("one point per thread, 64 x 4, int32 indices", [&] {
-      stencil_i32<<<dim3((ns - 2 + 63) / 64, (ns - 2 + 3) / 4), dim3(64, 4)>>>(a, b, ns);
-    });
-    time_kernel("4 rows per thread, 64 x 4", [&] {
-      stencil_rows<4><<<dim3((ns - 2 + 63) / 64, (ns - 2 + 15) / 16), dim3(64, 4)>>>(a, b, ns);
-    });
-    time_kernel("8 rows per thread, 128 x 2", [&] {
-      stencil_rows<8><<<dim3((ns - 2 + 127) / 128, (ns - 2 + 15) / 16), dim3(128, 2)>>>(a, b, ns);
-    });
+    time_kernel("one point per thread, 64 x 4, int32 indices",
+                [&] { stencil_i32<<<dim3((ns - 2 + 63) / 64, (ns - 2 + 3) / 4), dim3(64, 4)>>>(a, b, ns); });
+    time_kernel("4 rows per thread, 64 x 4",
+                [&] { stencil_rows<4><<<dim3((ns - 2 + 63) / 64, (ns - 2 + 15) / 16), dim3(64, 4)>>>(a, b, ns); });
+    time_kernel("8 rows per thread, 128 x 2",
+                [&] { stencil_rows<8><<<dim3((ns - 2 + 127) / 128, (ns - 2 + 15) / 16), dim3(128, 2)>>>(a, b, ns); });
   }
   // ---- 2. per-call overhead, and the memory modes ---------------------------------------------
   // The chain of k kernels through k - 1 transients in each mode, beside the same chain through
@@ -246,7 +247,8 @@ int main() {
   auto bind = [&](std::size_t v, std::size_t count) {
     sdfc::Program& p = programs[v];
     for (int i = 0; i <= k; ++i)
-      if (!variants[v].transients || i == 0 || i == k) p.set_array("t" + std::to_string(i), args[static_cast<std::size_t>(i)], count);
+      if (!variants[v].transients || i == 0 || i == k)
+        p.set_array("t" + std::to_string(i), args[static_cast<std::size_t>(i)], count);
     p.set_value("N", static_cast<std::int64_t>(count));
     p.call();
   };
@@ -265,8 +267,10 @@ int main() {
       times[v].push_back(seconds_since(t0) / batch * 1e6);
     }
   double empty_us = median(times[0]);
-  std::printf("| program (10 kernels) | per call N = 1,024 (median of %d batches of %d) | vs empty launches + sync (%.1f us) | vs no transients | per call N = 16,777,216 |\n",
-              rounds, batch, empty_us);
+  std::printf(
+      "| program (10 kernels) | per call N = 1,024 (median of %d batches of %d) | vs empty launches + sync (%.1f us) | "
+      "vs no transients | per call N = 16,777,216 |\n",
+      rounds, batch, empty_us);
   double base_small = median(times[1]), base_big = 0;
   for (std::size_t v = 0; v < nv; ++v) {
     bind(v, 16777216);
@@ -275,8 +279,8 @@ int main() {
     double big_ms = seconds_since(t0) / 20 * 1e3;
     if (v == 0) base_big = big_ms;
     double small_us = median(times[v + 1]);
-    std::printf("| %s | %.1f us | %.2f x | %.2f x | %.3f ms (%.2f x) |\n", variants[v].label, small_us, small_us / empty_us,
-                small_us / base_small, big_ms, big_ms / base_big);
+    std::printf("| %s | %.1f us | %.2f x | %.2f x | %.3f ms (%.2f x) |\n", variants[v].label, small_us,
+                small_us / empty_us, small_us / base_small, big_ms, big_ms / base_big);
   }
   programs.clear();
   std::printf("DaCe 2.0.0a6 on the H200 (issue #4): 85-89 us at N = 1,024 and 2.2-2.8 ms at N = 16,777,216.\n");
@@ -302,8 +306,10 @@ int main() {
       for (int r = 0; r < 50; ++r) p.call();
       fj[idx++] = seconds_since(t0) / 50 * 1e6;
     }
-    std::printf("| fork-join of 4 small kernels, per call | --gpu-streams 0: %.1f us | --gpu-streams 4: %.1f us | speedup %.2f x (target >= 2.5) |\n",
-                fj[0], fj[1], fj[0] / fj[1]);
+    std::printf(
+        "| fork-join of 4 small kernels, per call | --gpu-streams 0: %.1f us | --gpu-streams 4: %.1f us | speedup %.2f "
+        "x (target >= 2.5) |\n",
+        fj[0], fj[1], fj[0] / fj[1]);
     std::vector<sdfc::Program> ones;
     for (int streams : {0, 1, 4}) {
       sdfc::Options o = cuda;
@@ -322,8 +328,10 @@ int main() {
         one_times[v].push_back(seconds_since(t0) / batch * 1e6);
       }
     double one[3] = {median(one_times[0]), median(one_times[1]), median(one_times[2])};
-    std::printf("| one-kernel program, per call | --gpu-streams 0: %.1f us | 1: %.1f us (+%.1f) | 4: %.1f us (+%.1f; target <= +5 us) |\n",
-                one[0], one[1], one[1] - one[0], one[2], one[2] - one[0]);
+    std::printf(
+        "| one-kernel program, per call | --gpu-streams 0: %.1f us | 1: %.1f us (+%.1f) | 4: %.1f us (+%.1f; target <= "
+        "+5 us) |\n",
+        one[0], one[1], one[1] - one[0], one[2], one[2] - one[0]);
     for (auto& p : bufs) CHECK(cudaFree(p));
   }
 

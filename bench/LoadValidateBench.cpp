@@ -12,8 +12,7 @@ namespace {
 std::string chain_json(int maps) {
   sdfc::SDFGBuilder b("chain");
   b.symbol("N");
-  for (int i = 0; i <= maps; ++i)
-    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps);
+  for (int i = 0; i <= maps; ++i) b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps);
   auto s = b.state("s");
   std::map<std::string, int> outer;
   for (int i = 0; i < maps; ++i) {

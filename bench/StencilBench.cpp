@@ -25,7 +25,8 @@ void hand_written(const double* __restrict__ a, double* __restrict__ b, int n) {
 #pragma omp parallel for
   for (int i = 1; i < n - 1; ++i)
     for (int j = 1; j < n - 1; ++j)
-      b[i * n + j] = 0.2 * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1]);
+      b[i * n + j] =
+          0.2 * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1]);
 }
 
 void BM_HandWrittenOpenMP(benchmark::State& state) {

@@ -18,9 +18,10 @@ std::unique_ptr<sdfc::SDFG> chain_of_cpp_tasklets(int tasklets) {
   std::map<std::string, int> outer;
   for (int i = 0; i < tasklets; ++i) {
     std::string in = "t" + std::to_string(i), out = "t" + std::to_string(i + 1);
-    s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", in + "[i]"}},
-                     "double t = std::sqrt(std::fabs(a)) + static_cast<double>(i % 7);\nb = std::min(t, 1e6) * 2.0 + 1.0;",
-                     {{"b", out + "[i]"}}, sdfc::ScheduleType::Default, &outer);
+    s.mapped_tasklet(
+        "m" + std::to_string(i), {{"i", "0:N"}}, {{"a", in + "[i]"}},
+        "double t = std::sqrt(std::fabs(a)) + static_cast<double>(i % 7);\nb = std::min(t, 1e6) * 2.0 + 1.0;",
+        {{"b", out + "[i]"}}, sdfc::ScheduleType::Default, &outer);
   }
   for (auto& n : s.state().nodes)
     if (n->kind == sdfc::NodeKind::Tasklet) n->code.language = sdfc::Language::CPP;

@@ -18,11 +18,16 @@ std::string safe_comment(const std::string& text) {
   out.reserve(text.size());
   for (char ch : text) {
     auto u = static_cast<unsigned char>(ch);
-    if (ch == '\n') out += "\\n";
-    else if (ch == '\r') out += "\\r";
-    else if (ch == '\t') out += "\\t";
-    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
-    else out += ch;
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += ch;
   }
   if (!out.empty() && out.back() == '\\') out += '.';
   return out;
@@ -65,15 +70,19 @@ void CodeWriter::raw(const std::string& text) {
 namespace {
 const std::set<std::string>& keywords() {
   static const std::set<std::string> k = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
-      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "main", "std", "sdfc", "dace", "__state", "NULL", "errno"};
+      "alignas",   "alignof",  "and",      "and_eq",    "asm",          "auto",          "bitand",
+      "bitor",     "bool",     "break",    "case",      "catch",        "char",          "char16_t",
+      "char32_t",  "class",    "compl",    "const",     "constexpr",    "const_cast",    "continue",
+      "decltype",  "default",  "delete",   "do",        "double",       "dynamic_cast",  "else",
+      "enum",      "explicit", "export",   "extern",    "false",        "float",         "for",
+      "friend",    "goto",     "if",       "inline",    "int",          "long",          "mutable",
+      "namespace", "new",      "noexcept", "not",       "not_eq",       "nullptr",       "operator",
+      "or",        "or_eq",    "private",  "protected", "public",       "register",      "reinterpret_cast",
+      "return",    "short",    "signed",   "sizeof",    "static",       "static_assert", "static_cast",
+      "struct",    "switch",   "template", "this",      "thread_local", "throw",         "true",
+      "try",       "typedef",  "typeid",   "typename",  "union",        "unsigned",      "using",
+      "virtual",   "void",     "volatile", "wchar_t",   "while",        "xor",           "xor_eq",
+      "main",      "std",      "sdfc",     "dace",      "__state",      "NULL",          "errno"};
   return k;
 }
 }  // namespace
@@ -86,19 +95,31 @@ std::string ident(const std::string& name) {
   return s;
 }
 
-bool is_identifier(const std::string& name) { return !name.empty() && ident(name) == name; }
+bool is_identifier(const std::string& name) {
+  return !name.empty() && ident(name) == name;
+}
 
 std::string c_string(const std::string& text) {
   std::string s = "\"";
   for (unsigned char c : text) {
     switch (c) {
-      case '"': s += "\\\""; break;
-      case '\\': s += "\\\\"; break;
-      case '\n': s += "\\n"; break;
-      case '\t': s += "\\t"; break;
+      case '"':
+        s += "\\\"";
+        break;
+      case '\\':
+        s += "\\\\";
+        break;
+      case '\n':
+        s += "\\n";
+        break;
+      case '\t':
+        s += "\\t";
+        break;
       default:
-        if (c < 0x20 || c >= 0x7f) s += fmt::format("\\{:03o}", c);
-        else s += static_cast<char>(c);
+        if (c < 0x20 || c >= 0x7f)
+          s += fmt::format("\\{:03o}", c);
+        else
+          s += static_cast<char>(c);
     }
   }
   return s + "\"";

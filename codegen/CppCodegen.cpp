@@ -22,7 +22,9 @@
 namespace sdfc {
 namespace {
 
-std::string ctype(DType t) { return std::string(dtype_ctype(t)); }
+std::string ctype(DType t) {
+  return std::string(dtype_ctype(t));
+}
 
 /// Points per thread along y in kernels of 2D and 3D maps (bench/GpuBench.cu measures 1, 2, 4, 8).
 constexpr int kRowsPerThread = 4;
@@ -100,14 +102,14 @@ struct Ctx {
   const SDFG* sdfg = nullptr;
   std::string ptr;  ///< JSON pointer of this SDFG in the input file
   bool root = false;
-  bool parallel = false;  ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
-  int loop_depth = 0;     ///< enclosing LoopRegions (break/continue need one)
-  bool in_kernel = false; ///< emitting device code (a GPU kernel body)
-  int block_kernel = -1;  ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
+  bool parallel = false;   ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
+  int loop_depth = 0;      ///< enclosing LoopRegions (break/continue need one)
+  bool in_kernel = false;  ///< emitting device code (a GPU kernel body)
+  int block_kernel = -1;   ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
-  std::map<std::string, const Block*> state_local;                 ///< deferred allocation: transient -> state
+  std::map<std::string, const Block*> state_local;                  ///< deferred allocation: transient -> state
   int labels = 0;
   bool exit_used = false;
   std::unordered_map<std::string, const DataDesc*> data_index;  ///< name lookups stay O(1) in big files
@@ -154,11 +156,11 @@ class Generator {
   const CompileOptions& options_;
   std::string file_;
   std::string name_;
-  bool gpu_;                             // CUDA or HIP: kernels, GPU memory, the GPU context
-  std::vector<std::string> kernels_;     // __global__ functions
+  bool gpu_;                          // CUDA or HIP: kernels, GPU memory, the GPU context
+  std::vector<std::string> kernels_;  // __global__ functions
   bool uses_pool_ = false;
-  bool in_kernel_ = false;               // emitting a kernel body (device atomics)
-  std::vector<std::string> globals_;     // code_global blocks, deduplicated, in order
+  bool in_kernel_ = false;            // emitting a kernel body (device atomics)
+  std::vector<std::string> globals_;  // code_global blocks, deduplicated, in order
   // Nested SDFG functions: device functions (called from kernels) precede the kernels, host
   // functions (which may launch kernels) follow them. Inner functions come before outer ones.
   std::vector<std::string> device_functions_, functions_;
@@ -189,7 +191,8 @@ class Generator {
     if (!desc) unsupported(ptr, fmt::format("unknown data \"{}\"", d));
     if (desc->kind == DataKind::Scalar) return ident(d) + "[0]";
     if (idx.size() != desc->shape.size())
-      unsupported(ptr, fmt::format("subset of \"{}\" has {} dimensions, the data has {}", d, idx.size(), desc->shape.size()));
+      unsupported(
+          ptr, fmt::format("subset of \"{}\" has {} dimensions, the data has {}", d, idx.size(), desc->shape.size()));
     Expr lin = make_int(0);
     for (std::size_t k = 0; k < idx.size(); ++k)
       lin = make_binary(BinOp::Add, lin,
@@ -241,7 +244,8 @@ class Generator {
 
   std::string assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
     std::string lhs, rhs;
-    if (!split_assignment(code, lhs, rhs)) unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
+    if (!split_assignment(code, lhs, rhs))
+      unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
     if (!is_identifier(lhs) && !c.data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
     return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
   }
@@ -255,19 +259,22 @@ class Generator {
   /// Prints the host waits a pass decided (one stream synchronization per stream).
   void host_waits(const std::vector<int>& streams, CodeWriter& w) const {
     for (int s : streams)
-      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(s))) + "  // synchronization pass: host waits");
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(s))) +
+             "  // synchronization pass: host waits");
   }
 
   /// Prints the events the synchronization pass decided: `stream` waits for `events` first.
   void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w) const {
     for (int e : events)
-      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))", gpu_stream(stream), kCtx, e)) +
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))", gpu_stream(stream),
+                                   kCtx, e)) +
              "  // synchronization pass: event");
   }
   /// ... and `stream` records `event` after the operation (nothing when -1).
   void stream_record(int stream, int event, CodeWriter& w) const {
     if (event < 0) return;
-    w.line(gpu_check(fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event, gpu_stream(stream))) +
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event,
+                                 gpu_stream(stream))) +
            "  // synchronization pass: event");
   }
 
@@ -299,24 +306,29 @@ class Generator {
     const Workspace& arena = c.sdfg->arena;
     bool use_arena = gpu_ && c.root && !arena.members.empty();
     if (use_arena) {
-      w.line(fmt::format("// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
-                         arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
-      w.line("char* __arena = nullptr; " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", wide_size(arena.bytes))));
+      w.line(fmt::format(
+          "// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
+          arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
+      w.line("char* __arena = nullptr; " +
+             gpu_check(
+                 fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", wide_size(arena.bytes))));
     }
     for (auto& [name, d] : c.sdfg->arrays) {
       if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
       std::string dp = c.ptr + "/attributes/_arrays/" + pointer_token(name);
       if (use_arena && d.arena_offset) {
-        w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena", ctype(d.dtype), ident(name),
-                           wide_size(d.arena_offset)));
+        w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena",
+                           ctype(d.dtype), ident(name), wide_size(d.arena_offset)));
         continue;
       }
       if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
         if (!c.root)
-          unsupported(dp + "/attributes/lifetime", fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
-                                                               "move it to the top-level SDFG",
-                                                               to_string(d.lifetime), name));
-        w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name), to_string(d.lifetime)));
+          unsupported(dp + "/attributes/lifetime",
+                      fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
+                                  "move it to the top-level SDFG",
+                                  to_string(d.lifetime), name));
+        w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name),
+                           to_string(d.lifetime)));
         continue;
       }
       if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
@@ -336,10 +348,12 @@ class Generator {
     if (c.exit_used) w.line("__exit:;");
     if (gpu_ && c.sdfg->gpu_exit_sync) {
       if (c.root)
-        w.line(fmt::format("sdfc::gpu::exit_call({}, {{{}}});  // external-sync pass: the caller's stream waits for the streams; "
-                           "synchronization pass: the return orders after all GPU work",
-                           kCtx, fmt::join(root_.sync_streams, ", ")));
-      else host_waits({0}, w);
+        w.line(fmt::format(
+            "sdfc::gpu::exit_call({}, {{{}}});  // external-sync pass: the caller's stream waits for the streams; "
+            "synchronization pass: the return orders after all GPU work",
+            kCtx, fmt::join(root_.sync_streams, ", ")));
+      else
+        host_waits({0}, w);
     }
     for (auto& f : frees) w.line(free_line(f, *c.data(f)));
     if (use_arena) w.line(gpu_check("sdfc::gpu::gpuFree(__arena)"));
@@ -356,22 +370,27 @@ class Generator {
       params.push_back("std::int64_t " + ident(n));
       args.push_back(ident(n));
     }
-    return fmt::format("[]({}) {{ return static_cast<std::size_t>({}); }}({})", fmt::join(params, ", "), sym(e), fmt::join(args, ", "));
+    return fmt::format("[]({}) {{ return static_cast<std::size_t>({}); }}({})", fmt::join(params, ", "), sym(e),
+                       fmt::join(args, ", "));
   }
 
   std::string gpu_alloc_line(const std::string& name, const DataDesc& d) {
     std::string bytes = fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(d.total_size), ctype(d.dtype));
     std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
     if (d.storage == StorageType::CPU_Pinned)
-      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) + "  // pinned host memory";
+      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) +
+             "  // pinned host memory";
     if (d.pool) {
       uses_pool_ = true;
-      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) + "  // pool";
+      return decl + " " +
+             gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) +
+             "  // pool";
     }
     return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
   }
   std::string free_line(const std::string& name, const DataDesc& d) const {
-    if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) return fmt::format("delete[] {};", ident(name));
+    if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned))
+      return fmt::format("delete[] {};", ident(name));
     if (d.storage == StorageType::CPU_Pinned) return gpu_check(fmt::format("sdfc::gpu::gpuFreeHost({})", ident(name)));
     if (d.pool) return gpu_check(fmt::format("sdfc::gpu::gpuFreeAsync({}, {})", ident(name), gpu_stream(0)));
     return gpu_check(fmt::format("sdfc::gpu::gpuFree({})", ident(name)));
@@ -470,7 +489,8 @@ class Generator {
         std::vector<std::string> frees;
         for (auto& [name, st] : c.state_local)
           if (st == &b) {
-            w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(name, *c.data(name)) : alloc_line(name, *c.data(name))) +
+            w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(name, *c.data(name))
+                                                                  : alloc_line(name, *c.data(name))) +
                    "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
@@ -496,8 +516,10 @@ class Generator {
         std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
         std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition");
         for (int st : b.host_waits)  // the synchronization pass: wait before every evaluation
-          cond = fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
-        std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
+          cond =
+              fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
+        std::string update =
+            b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
         if (!update.empty()) update.pop_back();  // no ';' in a for header
         w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
         ++c.loop_depth;
@@ -510,7 +532,7 @@ class Generator {
           if (!init.empty()) w.line(init);
           w.open("do");
           emit_region(c, b, ptr, w);
-          std::string test = update.empty() ? cond
+          std::string test = update.empty()              ? cond
                              : b.update_before_condition ? fmt::format("({}, {})", update, cond)
                                                          : fmt::format("({}) && ({}, true)", cond, update);
           w.close(fmt::format(" while ({});", test));
@@ -538,7 +560,8 @@ class Generator {
       case BlockKind::Break:
       case BlockKind::Continue:
         if (c.loop_depth == 0)
-          unsupported(ptr, fmt::format("{} block \"{}\" is not inside a LoopRegion", b.kind == BlockKind::Break ? "break" : "continue", b.label));
+          unsupported(ptr, fmt::format("{} block \"{}\" is not inside a LoopRegion",
+                                       b.kind == BlockKind::Break ? "break" : "continue", b.label));
         w.line(b.kind == BlockKind::Break ? "break;" : "continue;");
         break;
       case BlockKind::Return:
@@ -571,8 +594,8 @@ class Generator {
           unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
                       fmt::format("transient \"{}\" inside a map scope needs a constant size", name));
         bool shared = c.block_kernel >= 0 && scope == c.block_kernel && d.storage == StorageType::GPU_Shared;
-        w.line(fmt::format("{}{} {}[{}];  // transient local to the {}", shared ? "__shared__ " : "", ctype(d.dtype), ident(name), *size,
-                           shared ? "block (GPU_Shared)" : "scope"));
+        w.line(fmt::format("{}{} {}[{}];  // transient local to the {}", shared ? "__shared__ " : "", ctype(d.dtype),
+                           ident(name), *size, shared ? "block (GPU_Shared)" : "scope"));
       }
     }
     const Adjacency& ad = adj(st);
@@ -615,14 +638,19 @@ class Generator {
           if (st.node(e->dst).kind == NodeKind::Access && !e->memlet.data.empty())
             emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w);
         break;
-      case NodeKind::MapEntry: emit_map(c, st, ptr, id, w, parallel); break;
-      case NodeKind::Tasklet: emit_tasklet(c, st, ptr, id, w, parallel); break;
+      case NodeKind::MapEntry:
+        emit_map(c, st, ptr, id, w, parallel);
+        break;
+      case NodeKind::Tasklet:
+        emit_tasklet(c, st, ptr, id, w, parallel);
+        break;
       case NodeKind::NestedSDFG:
         if (!c.in_kernel) stream_waits(0, n.wait_events, w);
         emit_nested(c, st, ptr, id, w, parallel);
         if (!c.in_kernel) stream_record(0, n.record_event, w);
         break;
-      case NodeKind::MapExit: break;
+      case NodeKind::MapExit:
+        break;
     }
     (void)np;
   }
@@ -632,8 +660,9 @@ class Generator {
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
     if (is_gpu_schedule(m.schedule) && !gpu_)
-      unsupported(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
-                                                           m.label, to_string(m.schedule)));
+      unsupported(
+          np + "/attributes/schedule",
+          fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip", m.label, to_string(m.schedule)));
     if (m.schedule == ScheduleType::GPU_Device && !c.in_kernel) {
       emit_kernel(c, st, ptr, id, w);
       return;
@@ -644,12 +673,13 @@ class Generator {
       const char* axis[] = {"x", "y", "z"};
       std::size_t d = m.params.size();
       std::vector<std::string> guards;
-      for (std::size_t k = 0; k < d; ++k) guards.push_back(fmt::format("threadIdx.{} < {}", axis[k], sym(extent(m.range[d - 1 - k]))));
+      for (std::size_t k = 0; k < d; ++k)
+        guards.push_back(fmt::format("threadIdx.{} < {}", axis[k], sym(extent(m.range[d - 1 - k]))));
       w.open(fmt::format("if ({})", fmt::join(guards, " && ")));
       for (std::size_t k = 0; k < d; ++k) {
         const RangeDim& r = m.range[d - 1 - k];
-        w.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(threadIdx.{}) * {};", ident(m.params[d - 1 - k]), sym(r.start), axis[k],
-                           sym(r.step)));
+        w.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(threadIdx.{}) * {};",
+                           ident(m.params[d - 1 - k]), sym(r.start), axis[k], sym(r.step)));
       }
       Ctx inner = c;
       inner.block_kernel = -1;
@@ -692,8 +722,9 @@ class Generator {
 
   /// A kernel whose thread-block maps run as the block's threads: one block per point of the
   /// kernel map (its parameters from blockIdx), the block shape from the thread-block maps.
-  void emit_block_kernel(Ctx& kc, const Block& st, const std::string& ptr, int id, const std::vector<std::string>& params,
-                         const std::vector<std::string>& args, const std::vector<int>& block, CodeWriter& w) {
+  void emit_block_kernel(Ctx& kc, const Block& st, const std::string& ptr, int id,
+                         const std::vector<std::string>& params, const std::vector<std::string>& args,
+                         const std::vector<int>& block, CodeWriter& w) {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
@@ -702,13 +733,14 @@ class Generator {
     int threads = block[0] * block[1] * block[2];
     std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, kernels_.size());
     CodeWriter kw;
-    kw.line(fmt::format("// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads", m.label,
-                        range_str(m.range), np));
+    kw.line(fmt::format(
+        "// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads",
+        m.label, range_str(m.range), np));
     kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
     for (std::size_t k = 0; k < dims; ++k) {
       const RangeDim& r = m.range[dims - 1 - k];
-      kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};", ident(m.params[dims - 1 - k]), sym(r.start), axis[k],
-                          sym(r.step)));
+      kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};",
+                          ident(m.params[dims - 1 - k]), sym(r.start), axis[k], sym(r.step)));
     }
     kc.block_kernel = id;
     in_kernel_ = true;
@@ -717,8 +749,8 @@ class Generator {
     kw.close();
     kernels_.push_back(kw.str());
 
-    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}, blocks of {} x {} x {} threads", m.label, range_str(m.range), np,
-                       kname, n.stream, block[0], block[1], block[2]));
+    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}, blocks of {} x {} x {} threads",
+                       m.label, range_str(m.range), np, kname, n.stream, block[0], block[1], block[2]));
     stream_waits(n.stream, n.wait_events, w);
     w.open("");
     std::vector<std::string> counts, grid;
@@ -790,10 +822,12 @@ class Generator {
     for (auto& d : dyn) {
       const DataDesc* desc = c.data(d.edge->memlet.data);
       if (desc && is_gpu_storage(desc->storage))
-        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name),
-                    fmt::format("dynamic range input \"{}\" of GPU map \"{}\" reads \"{}\" in {} memory, but the launch needs it "
-                                "on the host; copy it to a host container first",
-                                d.name, st.node(id).map.label, d.edge->memlet.data, to_string(desc->storage)));
+        unsupported(
+            np + "/attributes/in_connectors/" + pointer_token(d.name),
+            fmt::format(
+                "dynamic range input \"{}\" of GPU map \"{}\" reads \"{}\" in {} memory, but the launch needs it "
+                "on the host; copy it to a host container first",
+                d.name, st.node(id).map.label, d.edge->memlet.data, to_string(desc->storage)));
     }
     w.open("");
     declare_dynamic_inputs(c, dyn, np, w);
@@ -801,7 +835,8 @@ class Generator {
     w.close();
   }
 
-  void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, const std::vector<DynamicInput>& dyn, CodeWriter& w) {
+  void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, const std::vector<DynamicInput>& dyn,
+                          CodeWriter& w) {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
@@ -835,7 +870,8 @@ class Generator {
     for (auto& e : st.edges) {
       if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
       if (e.memlet.data.empty()) continue;
-      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicInput& d) { return d.edge == &e; })) continue;  // read on the host
+      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicInput& d) { return d.edge == &e; }))
+        continue;  // read on the host
       data.insert(e.memlet.data);
       if (e.memlet.subset)
         for (auto& r : *e.memlet.subset) {
@@ -881,9 +917,10 @@ class Generator {
         args.push_back(value ? ident(name) : ident(name) + "[0]");
         kc.access[name] = Access::Value;
       } else {
-        unsupported(np, fmt::format("GPU map \"{}\" accesses \"{}\", which is in host memory ({}); copy it to GPU_Global "
-                                    "memory first, or make it CPU_Pinned",
-                                    m.label, name, to_string(d->storage)));
+        unsupported(np,
+                    fmt::format("GPU map \"{}\" accesses \"{}\", which is in host memory ({}); copy it to GPU_Global "
+                                "memory first, or make it CPU_Pinned",
+                                m.label, name, to_string(d->storage)));
       }
     }
     for (auto& d : dyn) {
@@ -905,7 +942,10 @@ class Generator {
     // Block shape: gpu_block_size when given, otherwise 256 threads shaped by dimensionality.
     std::vector<int> block = m.gpu_block_size;
     // 2D: 64 x 4 measured best for a 5-point stencil on the H200 (docs/benchmarks.md).
-    if (block.empty()) block = dims == 1 ? std::vector<int>{256, 1, 1} : dims == 2 ? std::vector<int>{64, 4, 1} : std::vector<int>{32, 4, 2};
+    if (block.empty())
+      block = dims == 1   ? std::vector<int>{256, 1, 1}
+              : dims == 2 ? std::vector<int>{64, 4, 1}
+                          : std::vector<int>{32, 4, 2};
     while (block.size() < 3) block.push_back(1);
     int threads = block[0] * block[1] * block[2];
     std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, kernels_.size());
@@ -933,7 +973,8 @@ class Generator {
         for (std::size_t d = dims - 2; d-- > 0;) {
           const RangeDim& r = m.range[d];
           if (d > 0) {
-            kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start), sym(extent(r)), sym(r.step)));
+            kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start),
+                                sym(extent(r)), sym(r.step)));
             kw.line(fmt::format("__rz /= {};", sym(extent(r))));
           } else {
             kw.line(fmt::format("const int64_t {} = {} + __rz * {};", ident(m.params[d]), sym(r.start), sym(r.step)));
@@ -944,15 +985,18 @@ class Generator {
       std::size_t dim = dims - 1 - k;  // the last parameter runs along x
       const RangeDim& r = m.range[dim];
       if (k == 1 && rows > 1) {
-        kw.line(fmt::format("const int64_t __ty0 = (static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * {};", rows));
+        kw.line(fmt::format("const int64_t __ty0 = (static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * {};",
+                            rows));
         kw.line("#pragma unroll");
         kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
         kw.line("const int64_t __ty = __ty0 + __row;");
       } else {
-        kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};", axis[k]));
+        kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
+                            axis[k]));
       }
       kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
-      kw.line(fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
+      kw.line(
+          fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
     };
     // With rows > 1 the y loop is innermost: x and z first.
     for (std::size_t k : rows > 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
@@ -965,20 +1009,22 @@ class Generator {
     kernels_.push_back(kw.str());
 
     // The launch.
-    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}", m.label, range_str(m.range), np, kname, n.stream,
-                       rows > 1 ? fmt::format(", {} rows per thread", rows) : ""));
+    w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}", m.label, range_str(m.range), np,
+                       kname, n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : ""));
     stream_waits(n.stream, n.wait_events, w);
     w.open("");
     std::vector<std::string> counts;
     for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
       std::size_t dim = dims - 1 - k;
-      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k],
+                         sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
     std::vector<std::string> grid;
     for (std::size_t k = 0; k < 3; ++k) {
       int per_block = block[k] * (k == 1 ? rows : 1);
-      grid.push_back(k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block) : "1u");
+      grid.push_back(
+          k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block) : "1u");
     }
     emit_launch(n, kname, counts, grid, block, args, w);
   }
@@ -986,10 +1032,12 @@ class Generator {
   /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
   /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
   /// on the map's stream, and the event the synchronization pass wants recorded after it.
-  void emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts, const std::vector<std::string>& grid,
-                   const std::vector<int>& block, const std::vector<std::string>& args, CodeWriter& w) {
+  void emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
+                   const std::vector<std::string>& grid, const std::vector<int>& block,
+                   const std::vector<std::string>& args, CodeWriter& w) {
     w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
-    w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
+    w.line(fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1],
+                       block[2]));
     w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
     w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
     w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
@@ -1018,7 +1066,10 @@ class Generator {
       return;
     }
     auto wcr = parse_wcr(*m.wcr);
-    if (!wcr) unsupported(ptr + "/attributes/data/attributes/wcr", fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments", *m.wcr));
+    if (!wcr)
+      unsupported(
+          ptr + "/attributes/data/attributes/wcr",
+          fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments", *m.wcr));
     if (in_kernel_) {
       if (wcr->kind == Wcr::Sum) {
         w.line(fmt::format("sdfc::gpu::atomic_add(&{}, static_cast<{}>({}));", target, ctype(t), value));
@@ -1027,8 +1078,10 @@ class Generator {
       std::string body = wcr->kind == Wcr::Min   ? fmt::format("sdfc::rt::min({}, {})", wcr->a, wcr->b)
                          : wcr->kind == Wcr::Max ? fmt::format("sdfc::rt::max({}, {})", wcr->a, wcr->b)
                                                  : print_cpp(wcr->body);
-      w.line(fmt::format("sdfc::gpu::atomic_update(&{}, static_cast<{}>({}), []__device__({} {}, {} {}) -> {} {{ return static_cast<{}>({}); }});",
-                         target, ctype(t), value, ctype(t), ident(wcr->a), ctype(t), ident(wcr->b), ctype(t), ctype(t), body));
+      w.line(fmt::format(
+          "sdfc::gpu::atomic_update(&{}, static_cast<{}>({}), []__device__({} {}, {} {}) -> {} {{ return "
+          "static_cast<{}>({}); }});",
+          target, ctype(t), value, ctype(t), ident(wcr->a), ctype(t), ident(wcr->b), ctype(t), ctype(t), body));
       return;
     }
     switch (wcr->kind) {
@@ -1043,8 +1096,11 @@ class Generator {
         if (wcr->kind == Wcr::Max) body = fmt::format("sdfc::rt::max({}, {})", wcr->a, wcr->b);
         std::string lambda = fmt::format("[]({0} {1}, {0} {2}) -> {0} {{ return static_cast<{0}>({3}); }}", ctype(t),
                                          ident(wcr->a), ident(wcr->b), body);
-        if (parallel) w.line(fmt::format("sdfc::rt::atomic_update(&{}, static_cast<{}>({}), {});", target, ctype(t), value, lambda));
-        else w.line(fmt::format("{0} = ({1})({0}, {2});", target, lambda, value));
+        if (parallel)
+          w.line(
+              fmt::format("sdfc::rt::atomic_update(&{}, static_cast<{}>({}), {});", target, ctype(t), value, lambda));
+        else
+          w.line(fmt::format("{0} = ({1})({0}, {2});", target, lambda, value));
       }
     }
   }
@@ -1061,10 +1117,12 @@ class Generator {
       for (auto& d : dynamic_inputs(c, st, e)) scope.symbols[d.name] = d.type;
     for (auto& conn : n.in_connectors)
       if (!is_identifier(conn.name))
-        unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name), fmt::format("connector name \"{}\" is not a C identifier", conn.name));
+        unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name),
+                    fmt::format("connector name \"{}\" is not a C identifier", conn.name));
     for (auto& conn : n.out_connectors)
       if (!is_identifier(conn.name))
-        unsupported(np + "/attributes/out_connectors/" + pointer_token(conn.name), fmt::format("connector name \"{}\" is not a C identifier", conn.name));
+        unsupported(np + "/attributes/out_connectors/" + pointer_token(conn.name),
+                    fmt::format("connector name \"{}\" is not a C identifier", conn.name));
 
     // Connector bindings: (C++ declaration type, connector, the access it binds to).
     struct Binding {
@@ -1138,7 +1196,9 @@ class Generator {
       w.open("");
     }
     for (auto& b : ins) w.line(fmt::format("{} {} = {};", b.type, b.name, b.access));
-    for (auto& b : outs) w.line(b.access.empty() ? fmt::format("{} {};", b.type, b.name) : fmt::format("{} {} = {};", b.type, b.name, b.access));
+    for (auto& b : outs)
+      w.line(b.access.empty() ? fmt::format("{} {};", b.type, b.name)
+                              : fmt::format("{} {} = {};", b.type, b.name, b.access));
     if (n.code.language == Language::Python) {
       w.lines(translate_python_tasklet(n.code.code, scope, file_, np));
     } else {
@@ -1175,10 +1235,12 @@ class Generator {
   }
 
   /// `const T name = value;` for each dynamic range input of map `entry`, read where the code runs.
-  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicInput>& dyn, const std::string& np, CodeWriter& w) {
+  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicInput>& dyn, const std::string& np,
+                              CodeWriter& w) {
     for (auto& d : dyn) {
       if (!is_identifier(d.name))
-        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name), fmt::format("connector name \"{}\" is not a C identifier", d.name));
+        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name),
+                    fmt::format("connector name \"{}\" is not a C identifier", d.name));
       w.line(fmt::format("const {} {} = {};  // dynamic map range input", ctype(d.type), ident(d.name),
                          element(c, d.edge->memlet.data, starts(*d.edge->memlet.subset), np)));
     }
@@ -1186,7 +1248,9 @@ class Generator {
 
   static Expr extent(const RangeDim& d) {
     Expr len = make_binary(BinOp::Add, make_binary(BinOp::Sub, d.end, d.start), make_int(1));
-    if (as_constant(d.step) != 1) len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))), d.step);
+    if (as_constant(d.step) != 1)
+      len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))),
+                        d.step);
     return simplify(len);
   }
 
@@ -1198,7 +1262,8 @@ class Generator {
     const DataDesc* dd = c.data(dst);
     auto full = [](const DataDesc& d) {
       Range r;
-      for (auto& s : d.shape) r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
+      for (auto& s : d.shape)
+        r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
       return r;
     };
     bool data_is_src = m.data == src && (m.is_data_src || m.data != dst);
@@ -1215,7 +1280,10 @@ class Generator {
     };
     auto ds = squeeze(rs), dd_dims = squeeze(rd);
     if (ds.size() != dd_dims.size())
-      unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet", src, dst, ds.size(), dd_dims.size()));
+      unsupported(
+          ep,
+          fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet",
+                      src, dst, ds.size(), dd_dims.size()));
     if (e.stream >= 0 && !c.in_kernel) {
       emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
       stream_record(e.stream, e.record_event, w);
@@ -1242,15 +1310,18 @@ class Generator {
                      const std::string& ep, CodeWriter& w) {
     const DataDesc& sd = *c.data(src);
     const DataDesc& dd_desc = *c.data(dst);
-    if (e.memlet.wcr) unsupported(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
+    if (e.memlet.wcr)
+      unsupported(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
     std::string elem = ctype(dd_desc.dtype);
-    w.line(fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
+    w.line(
+        fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
     stream_waits(e.stream, e.wait_events, w);
     // Contiguous: every moved dimension but the first covers the whole extent with C-order strides.
     auto contiguous = [&](const DataDesc& d, const Range& r, const std::vector<std::size_t>& moved) {
       if (moved.empty()) return true;
       for (std::size_t k = moved.front() + 1; k < r.size(); ++k) {
-        if (as_constant(simplify(r[k].start)) != 0 || !equal(simplify(extent(r[k])), simplify(d.shape[k]))) return false;
+        if (as_constant(simplify(r[k].start)) != 0 || !equal(simplify(extent(r[k])), simplify(d.shape[k])))
+          return false;
       }
       auto cs = c_order_strides(d.shape);
       for (std::size_t k = moved.front(); k < r.size(); ++k)
@@ -1262,10 +1333,12 @@ class Generator {
     Expr count = make_int(1);
     for (auto k : ds) count = make_binary(BinOp::Mul, count, extent(rs[k]));
     std::string from = address(c, src, starts(rs), ep), to = address(c, dst, starts(rd), ep);
-    if (sd.dtype != dd_desc.dtype) unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", src, dst));
+    if (sd.dtype != dd_desc.dtype)
+      unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", src, dst));
     if (contiguous(sd, rs, ds) && contiguous(dd_desc, rd, dd)) {
-      w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpyAsync({}, {}, static_cast<std::size_t>({}) * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
-                                   to, from, sym(count), elem, gpu_stream(e.stream))));
+      w.line(gpu_check(fmt::format(
+          "sdfc::gpu::gpuMemcpyAsync({}, {}, static_cast<std::size_t>({}) * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
+          to, from, sym(count), elem, gpu_stream(e.stream))));
       return;
     }
     // Otherwise: rows of a 2D block per cudaMemcpy2DAsync, in host loops over the outer moved
@@ -1279,13 +1352,16 @@ class Generator {
     bool runs = unit(sd, rs, ds[n - 1]) && unit(dd_desc, rd, dd[n - 1]);
     std::size_t pitch_dim = runs ? n - 2 : n - 1;  // index into ds/dd of the row dimension; n - 2 wraps when n == 1
     std::size_t outer = runs ? (n >= 2 ? n - 2 : 0) : n - 1;
-    auto pitch = [&](const DataDesc& d, const Range& r, std::size_t k) { return simplify(make_binary(BinOp::Mul, d.strides[k], r[k].step)); };
+    auto pitch = [&](const DataDesc& d, const Range& r, std::size_t k) {
+      return simplify(make_binary(BinOp::Mul, d.strides[k], r[k].step));
+    };
     for (std::size_t i = 0; i < n; ++i)
       for (const Expr* x : {&rs[ds[i]].step, &rd[dd[i]].step, &sd.strides[ds[i]], &dd_desc.strides[dd[i]]})
         if (auto v = as_constant(simplify(*x)); v && *v <= 0)
-          unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" runs backwards (a negative step or stride) and involves GPU "
-                                      "memory; not supported yet",
-                                      src, dst));
+          unsupported(
+              ep, fmt::format("copy from \"{}\" to \"{}\" runs backwards (a negative step or stride) and involves GPU "
+                              "memory; not supported yet",
+                              src, dst));
     std::vector<Expr> is = starts(rs), id = starts(rd);
     w.open("");
     for (std::size_t k = 0; k < outer; ++k) {
@@ -1295,14 +1371,20 @@ class Generator {
       is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
       id[dd[k]] = make_binary(BinOp::Add, rd[dd[k]].start, make_binary(BinOp::Mul, var, rd[dd[k]].step));
     }
-    std::string width = runs ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(extent(rs[ds[n - 1]])), elem)
-                             : fmt::format("sizeof({})", elem);
+    std::string width = runs
+                            ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(extent(rs[ds[n - 1]])), elem)
+                            : fmt::format("sizeof({})", elem);
     bool has_rows = runs ? n >= 2 : true;
     std::string height = has_rows ? fmt::format("static_cast<std::size_t>({})", sym(extent(rs[ds[pitch_dim]]))) : "1";
-    std::string spitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(sd, rs, ds[pitch_dim])), elem) : width;
-    std::string dpitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(dd_desc, rd, dd[pitch_dim])), elem) : width;
-    w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpy2DAsync({}, {}, {}, {}, {}, {}, sdfc::gpu::kMemcpyDefault, {})", address(c, dst, id, ep),
-                                 dpitch, address(c, src, is, ep), spitch, width, height, gpu_stream(e.stream))));
+    std::string spitch =
+        has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(sd, rs, ds[pitch_dim])), elem)
+                 : width;
+    std::string dpitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})",
+                                                sym(pitch(dd_desc, rd, dd[pitch_dim])), elem)
+                                  : width;
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpy2DAsync({}, {}, {}, {}, {}, {}, sdfc::gpu::kMemcpyDefault, {})",
+                                 address(c, dst, id, ep), dpitch, address(c, src, is, ep), spitch, width, height,
+                                 gpu_stream(e.stream))));
     for (std::size_t k = 0; k < outer; ++k) w.close();
     w.close();
   }
@@ -1336,7 +1418,9 @@ class Generator {
       auto it = mapping.find(s);
       if (it == mapping.end()) {
         if (!c.sdfg->symbol_type(s))
-          unsupported(np + "/attributes/symbol_mapping", fmt::format("nested SDFG \"{}\" uses symbol \"{}\", which its symbol mapping does not define", inner.name, s));
+          unsupported(np + "/attributes/symbol_mapping",
+                      fmt::format("nested SDFG \"{}\" uses symbol \"{}\", which its symbol mapping does not define",
+                                  inner.name, s));
         args.push_back(ident(s));
       } else {
         args.push_back(sym(it->second));
@@ -1358,13 +1442,16 @@ class Generator {
     if (c.in_kernel)  // called from a kernel: a device function without the program state
       fw.open(fmt::format("__device__ static void {}({})", fname, fmt::join(params, ", ")));
     else
-      fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ", fmt::join(params, ", ")));
+      fw.open(fmt::format("static void {}({}* __state{}{})", fname, state_type(), params.empty() ? "" : ", ",
+                          fmt::join(params, ", ")));
     emit_sdfg_body(ic, fw);
     fw.close();
     (c.in_kernel ? device_functions_ : functions_).push_back(fw.str());
     w.line(fmt::format("// nested SDFG {} ({})", inner.name, np));
-    if (c.in_kernel) w.line(fmt::format("{}({});", fname, fmt::join(args, ", ")));
-    else w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
+    if (c.in_kernel)
+      w.line(fmt::format("{}({});", fname, fmt::join(args, ", ")));
+    else
+      w.line(fmt::format("{}(__state{}{});", fname, args.empty() ? "" : ", ", fmt::join(args, ", ")));
   }
 
   // ---- the frame ------------------------------------------------------------------------------
@@ -1398,9 +1485,10 @@ class Generator {
 
 GeneratedProgram Generator::run() {
   if (!is_identifier(name_) || name_.rfind("__", 0) == 0)
-    unsupported("/attributes/name", fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
-                                                "DaCe requires for its entry points",
-                                                name_));
+    unsupported("/attributes/name",
+                fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
+                            "DaCe requires for its entry points",
+                            name_));
   Signature sig = signature(root_);
   std::string st = state_type();
 
@@ -1411,14 +1499,18 @@ GeneratedProgram Generator::run() {
     if (d.lifetime == Lifetime::Persistent) persistent.emplace_back(n, &d);
     if (d.lifetime == Lifetime::External) external.emplace_back(n, &d);
     if (d.lifetime == Lifetime::Global)
-      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/lifetime", fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
+      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/lifetime",
+                  fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
   }
   for (auto& [n, d] : persistent) {
     std::set<std::string> used;
     free_symbols(d->total_size, used);
     for (auto& s : used)
       if (std::find(sig.init_symbols.begin(), sig.init_symbols.end(), s) == sig.init_symbols.end())
-        unsupported("/attributes/_arrays/" + pointer_token(n), fmt::format("persistent transient \"{}\" has a size that depends on \"{}\", which is not a free symbol of the program", n, s));
+        unsupported("/attributes/_arrays/" + pointer_token(n),
+                    fmt::format("persistent transient \"{}\" has a size that depends on \"{}\", which is not a free "
+                                "symbol of the program",
+                                n, s));
   }
 
   // The program body.
@@ -1437,9 +1529,12 @@ GeneratedProgram Generator::run() {
   std::vector<std::string> params, call_args, init_params, init_args;
   for (auto& a : sig.args) {
     std::string t = ctype(a.dtype);
-    if (a.kind == Argument::Kind::Array) params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
-    else if (a.by_pointer) params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
-    else params.push_back(fmt::format("{} {}", t, ident(a.name)));
+    if (a.kind == Argument::Kind::Array)
+      params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else if (a.by_pointer)
+      params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else
+      params.push_back(fmt::format("{} {}", t, ident(a.name)));
     call_args.push_back(ident(a.name));
   }
   for (auto& s : sig.init_symbols) {
@@ -1469,8 +1564,10 @@ GeneratedProgram Generator::run() {
   for (auto& [s, v] : by_storage) storages.push_back(s);
 
   CodeWriter w;
-  w.line(fmt::format("// Generated by sdfc {} from SDFG \"{}\" ({}). Do not edit: regenerate with sdfc compile.", SDFC_VERSION, name_, file_));
-  w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.", to_string(options_.target)));
+  w.line(fmt::format("// Generated by sdfc {} from SDFG \"{}\" ({}). Do not edit: regenerate with sdfc compile.",
+                     SDFC_VERSION, name_, file_));
+  w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.",
+                     to_string(options_.target)));
   for (auto& h : generated_std_includes()) w.line("#include " + h);
   w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
@@ -1486,10 +1583,17 @@ GeneratedProgram Generator::run() {
   }
   w.line("");
   w.open(fmt::format("struct {}", st));
-  for (auto& [n, d] : persistent) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // Persistent", ctype(d->dtype), ident(n)));
-  for (auto& [n, d] : external) w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*", ctype(d->dtype), ident(n)));
-  for (auto& [n, d] : persistent) w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
-  for (auto& [s, v] : by_storage) w.line(fmt::format("std::size_t __sdfc_workspace_bytes_{} = 0;  // the {} workspace's size for the symbols it was set with", s, s));
+  for (auto& [n, d] : persistent)
+    w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // Persistent", ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : external)
+    w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*",
+                       ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : persistent)
+    w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
+  for (auto& [s, v] : by_storage)
+    w.line(fmt::format(
+        "std::size_t __sdfc_workspace_bytes_{} = 0;  // the {} workspace's size for the symbols it was set with", s,
+        s));
   w.line("sdfc::rt::ErrorSlot __sdfc_error;");
   if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
   w.close(";");
@@ -1523,40 +1627,51 @@ GeneratedProgram Generator::run() {
   w.line("if (!__state) return;");
   if (gpu_) {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
-    w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}", root_.sync_streams.empty() ? "" : fmt::format("; streams {} wait for it", fmt::join(root_.sync_streams, ", "))));
-    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx, fmt::join(root_.sync_streams, ", ")));
+    w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}",
+                       root_.sync_streams.empty()
+                           ? ""
+                           : fmt::format("; streams {} wait for it", fmt::join(root_.sync_streams, ", "))));
+    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx,
+                       fmt::join(root_.sync_streams, ", ")));
   }
   for (auto& [s, v] : by_storage) {
     w.open(fmt::format("if (!__state->__0_{})", ident(v.front().first)));
-    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
-                       "__dace_set_external_memory_{} after init and before the first call\");",
-                       name_, s, s));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
+        "__dace_set_external_memory_{} after init and before the first call\");",
+        name_, s, s));
     w.line("return;");
     w.close();
-    w.open(fmt::format("if (__dace_get_external_memory_size_{}(__state{}{}) > __state->__sdfc_workspace_bytes_{})", s, init_args.empty() ? "" : ", ",
-                       fmt::join(init_args, ", "), s));
-    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: these symbol values need a larger {} workspace than "
-                       "the one set; set a workspace sized for them first\");",
-                       name_, s));
+    w.open(fmt::format("if (__dace_get_external_memory_size_{}(__state{}{}) > __state->__sdfc_workspace_bytes_{})", s,
+                       init_args.empty() ? "" : ", ", fmt::join(init_args, ", "), s));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: these symbol values need a larger {} workspace than "
+        "the one set; set a workspace sized for them first\");",
+        name_, s));
     w.line("return;");
     w.close();
   }
   for (auto& [n, d] : persistent) {
-    w.open(fmt::format("if (static_cast<std::size_t>({}) * sizeof({}) > __state->__sdfc_bytes_{})", sym(d->total_size), ctype(d->dtype), ident(n)));
-    w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
-                       "symbol values than was allocated at init; initialize a new instance with the larger sizes\");",
-                       name_, n));
+    w.open(fmt::format("if (static_cast<std::size_t>({}) * sizeof({}) > __state->__sdfc_bytes_{})", sym(d->total_size),
+                       ctype(d->dtype), ident(n)));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
+        "symbol values than was allocated at init; initialize a new instance with the larger sizes\");",
+        name_, n));
     w.line("return;");
     w.close();
   }
   w.open("try");
-  w.line(fmt::format("__program_{}_internal(__state{});", name_, call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
+  w.line(fmt::format("__program_{}_internal(__state{});", name_,
+                     call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
   w.close();
   w.open("catch (const std::bad_alloc&)");
-  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");", name_));
+  w.line(fmt::format(
+      "sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");", name_));
   w.close();
   w.open("catch (...)");
-  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");", name_));
+  w.line(fmt::format(
+      "sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");", name_));
   w.close();
   w.close();
   w.line("");
@@ -1567,7 +1682,8 @@ GeneratedProgram Generator::run() {
   w.line("if (!__state) return nullptr;");
   if (gpu_) {
     w.open(fmt::format("if (!sdfc::gpu::init({}, {}, {}))", kCtx, options_.gpu_streams, root_.num_events));
-    w.line(fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
+    w.line(
+        fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
@@ -1578,7 +1694,8 @@ GeneratedProgram Generator::run() {
     w.raw(root_.init_code.code);
     w.close();
   }
-  if (gpu_ && uses_pool_) w.line(fmt::format("(void)sdfc::gpu::enable_pool({}, UINT64_MAX);  // pooled transients: keep freed blocks", kCtx));
+  if (gpu_ && uses_pool_)
+    w.line(fmt::format("(void)sdfc::gpu::enable_pool({}, UINT64_MAX);  // pooled transients: keep freed blocks", kCtx));
   for (auto& code : init_codes_) {
     w.open("");
     w.line("// init_code of a nested SDFG");
@@ -1593,17 +1710,24 @@ GeneratedProgram Generator::run() {
     return fmt::format("delete[] __state->__0_{};", ident(n2));
   };
   for (auto& [n, d] : persistent) {
-    w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n), sym(d->total_size), ctype(d->dtype)));
+    w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n),
+                       sym(d->total_size), ctype(d->dtype)));
     if (gpu_ && is_gpu_storage(d->storage))
-      w.line(fmt::format("(void)sdfc::gpu::gpuMalloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n), ident(n)));
+      w.line(fmt::format("(void)sdfc::gpu::gpuMalloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
+                         ident(n)));
     else if (gpu_ && d->storage == StorageType::CPU_Pinned)
-      w.line(fmt::format("(void)sdfc::gpu::gpuHostAlloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n), ident(n)));
+      w.line(fmt::format("(void)sdfc::gpu::gpuHostAlloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
+                         ident(n)));
     else
-      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n), ctype(d->dtype), sym(d->total_size)));
+      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n),
+                         ctype(d->dtype), sym(d->total_size)));
     w.open(fmt::format("if (!__state->__0_{})", ident(n)));
     for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
     if (gpu_) {
-      w.line(fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent transient {}\");", n));
+      w.line(
+          fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent "
+                      "transient {}\");",
+                      n));
       w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
     }
     w.line("delete __state;");
@@ -1634,7 +1758,8 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("sdfc::gpu::wait_idle({});  // never the caller's stream: it may be gone by now", kCtx));
   }
   for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
-  w.line(gpu_ ? fmt::format("int __err = __state->__sdfc_error.set || {}.error.set;", kCtx) : "int __err = __state->__sdfc_error.set;");
+  w.line(gpu_ ? fmt::format("int __err = __state->__sdfc_error.set || {}.error.set;", kCtx)
+              : "int __err = __state->__sdfc_error.set;");
   if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
   w.line("delete __state;");
   w.line("return __err;");
@@ -1651,12 +1776,15 @@ GeneratedProgram Generator::run() {
     w.close();
     w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{})", s, st, wide_list));
     w.line("if (!__state) return;");
-    w.line(fmt::format("__state->__sdfc_workspace_bytes_{} = ptr ? __dace_get_external_memory_size_{}(__state{}{}) : 0;", s, s,
-                       wide_args.empty() ? "" : ", ", fmt::join(wide_args, ", ")));
+    w.line(
+        fmt::format("__state->__sdfc_workspace_bytes_{} = ptr ? __dace_get_external_memory_size_{}(__state{}{}) : 0;",
+                    s, s, wide_args.empty() ? "" : ", ", fmt::join(wide_args, ", ")));
     for (auto& l : widen) w.line(l);
     for (auto& [n, d] : v)
-      w.line(fmt::format("__state->__0_{} = reinterpret_cast<{}*>(ptr ? ptr + static_cast<std::size_t>({}) : nullptr);  // offset chosen by workspace-layout",
-                         ident(n), ctype(d->dtype), sym(d->workspace_offset)));
+      w.line(
+          fmt::format("__state->__0_{} = reinterpret_cast<{}*>(ptr ? ptr + static_cast<std::size_t>({}) : nullptr);  "
+                      "// offset chosen by workspace-layout",
+                      ident(n), ctype(d->dtype), sym(d->workspace_offset)));
     w.close();
     w.line("");
   }
@@ -1664,17 +1792,24 @@ GeneratedProgram Generator::run() {
   // sdfc's checked workspace hooks: symbols come as an array of pointers (init order).
   std::vector<std::string> unpack_syms;
   for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
-    unpack_syms.push_back(fmt::format("*static_cast<{}*>(syms[{}])", ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+    unpack_syms.push_back(fmt::format("*static_cast<{}*>(syms[{}])",
+                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
   std::string sym_call = unpack_syms.empty() ? "" : ", " + fmt::format("{}", fmt::join(unpack_syms, ", "));
   w.line("/// Bytes of the workspace for `storage` (0 when the program has none), with the symbol values at `syms`.");
-  w.open(fmt::format("SDFC_EXPORT std::size_t __sdfc_workspace_size({}* __state, const char* storage, void** syms)", st));
+  w.open(
+      fmt::format("SDFC_EXPORT std::size_t __sdfc_workspace_size({}* __state, const char* storage, void** syms)", st));
   w.line("(void)__state; (void)storage; (void)syms;");
   for (auto& [s, v] : by_storage)
-    w.line(fmt::format("if (std::strcmp(storage, \"{0}\") == 0) return __dace_get_external_memory_size_{0}(__state{1});", s, sym_call));
+    w.line(
+        fmt::format("if (std::strcmp(storage, \"{0}\") == 0) return __dace_get_external_memory_size_{0}(__state{1});",
+                    s, sym_call));
   w.line("return 0;");
   w.close();
   w.line("/// Installs a workspace after checking it; returns nullptr, or why it was rejected (nothing installed).");
-  w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_workspace({}* __state, const char* storage, void* ptr, std::size_t bytes, void** syms)", st));
+  w.open(
+      fmt::format("SDFC_EXPORT const char* __sdfc_set_workspace({}* __state, const char* storage, void* ptr, "
+                  "std::size_t bytes, void** syms)",
+                  st));
   w.line("static thread_local char why[512];");
   w.line("if (!__state) return \"no program instance (init failed or was not called)\";");
   for (auto& [s, v] : by_storage) {
@@ -1683,19 +1818,30 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("std::size_t need = __dace_get_external_memory_size_{}(__state{});", s, sym_call));
     w.line("if (!ptr) return \"the workspace pointer is null\";");
     w.open("if (bytes < need)");
-    w.line(fmt::format("std::snprintf(why, sizeof why, \"the {} workspace has %zu bytes but the program needs %zu for these symbol values\", bytes, need);", s));
+    w.line(
+        fmt::format("std::snprintf(why, sizeof why, \"the {} workspace has %zu bytes but the program needs %zu for "
+                    "these symbol values\", bytes, need);",
+                    s));
     w.line("return why;");
     w.close();
     w.open(fmt::format("if (reinterpret_cast<std::uintptr_t>(ptr) % {} != 0)", align));
-    w.line(fmt::format("std::snprintf(why, sizeof why, \"the {} workspace at %p is not aligned to {} bytes (the largest element size)\", ptr);", s, align));
+    w.line(
+        fmt::format("std::snprintf(why, sizeof why, \"the {} workspace at %p is not aligned to {} bytes (the largest "
+                    "element size)\", ptr);",
+                    s, align));
     w.line("return why;");
     w.close();
-    if (gpu_) w.line(fmt::format("if (const char* bad = sdfc::gpu::check_workspace_memory({}, \"{}\", ptr, why, sizeof why)) return bad;", kCtx, s));
+    if (gpu_)
+      w.line(fmt::format(
+          "if (const char* bad = sdfc::gpu::check_workspace_memory({}, \"{}\", ptr, why, sizeof why)) return bad;",
+          kCtx, s));
     w.line(fmt::format("__dace_set_external_memory_{}(__state, static_cast<char*>(ptr){});", s, sym_call));
     w.line("return nullptr;");
     w.close();
   }
-  w.line("std::snprintf(why, sizeof why, \"the program has no external workspace of storage %s\", storage ? storage : \"(null)\");");
+  w.line(
+      "std::snprintf(why, sizeof why, \"the program has no external workspace of storage %s\", storage ? storage : "
+      "\"(null)\");");
   w.line("(void)ptr; (void)bytes; (void)syms;");
   w.line("return why;");
   w.close();
@@ -1723,7 +1869,8 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("if (__state) sdfc::gpu::dace_gpu_set_all_streams({}, stream);", kCtx));
     w.close();
     w.line("/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.");
-    w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
+    w.open(
+        fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
     w.line("if (!__state) return \"no program instance\";");
     w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
     w.close();
@@ -1750,9 +1897,10 @@ GeneratedProgram Generator::run() {
     w.line("/// A CPU program has no GPU work to order against a caller's stream: always rejected.");
     w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, void* stream)", st));
     w.line("(void)__state; (void)stream;");
-    w.line(fmt::format("return \"program {} was compiled for the CPU (--target cpu): it has no GPU work to order against a "
-                       "caller's stream; compile with --target cuda or hip\";",
-                       name_));
+    w.line(fmt::format(
+        "return \"program {} was compiled for the CPU (--target cpu): it has no GPU work to order against a "
+        "caller's stream; compile with --target cuda or hip\";",
+        name_));
     w.close();
   }
   std::string info = info_json(sig, storages);
@@ -1764,7 +1912,8 @@ GeneratedProgram Generator::run() {
   w.open("SDFC_EXPORT void* __sdfc_init(void** args)");
   std::vector<std::string> unpack_init;
   for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
-    unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])", ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+    unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])",
+                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
   w.line(fmt::format("(void)args;"));
   w.line(fmt::format("return __dace_init_{}({});", name_, fmt::join(unpack_init, ", ")));
   w.close();
@@ -1776,7 +1925,8 @@ GeneratedProgram Generator::run() {
     unpack.push_back(fmt::format("*static_cast<{}*>(args[{}])", t, i));
   }
   w.line("(void)args;");
-  w.line(fmt::format("__program_{}(static_cast<{}*>(state){}{});", name_, st, unpack.empty() ? "" : ", ", fmt::join(unpack, ", ")));
+  w.line(fmt::format("__program_{}(static_cast<{}*>(state){}{});", name_, st, unpack.empty() ? "" : ", ",
+                     fmt::join(unpack, ", ")));
   w.close();
 
   // The C header for callers.
@@ -1795,15 +1945,22 @@ GeneratedProgram Generator::run() {
   h.line(fmt::format("void __program_{0}({0}Handle_t handle{1});", name_, cparams));
   h.line(fmt::format("int __dace_exit_{0}({0}Handle_t handle);", name_));
   for (auto& s : storages) {
-    h.line(fmt::format("size_t __dace_get_external_memory_size_{}({}Handle_t handle{}{});", s, name_, init_list.empty() ? "" : ", ", init_list));
-    h.line(fmt::format("void __dace_set_external_memory_{}({}Handle_t handle, char* ptr{}{});", s, name_, init_list.empty() ? "" : ", ", init_list));
+    h.line(fmt::format("size_t __dace_get_external_memory_size_{}({}Handle_t handle{}{});", s, name_,
+                       init_list.empty() ? "" : ", ", init_list));
+    h.line(fmt::format("void __dace_set_external_memory_{}({}Handle_t handle, char* ptr{}{});", s, name_,
+                       init_list.empty() ? "" : ", ", init_list));
   }
   h.line(fmt::format("const char* __sdfc_last_error({}Handle_t handle);", name_));
   h.line(fmt::format("void __sdfc_clear_error({}Handle_t handle);", name_));
   h.line("const char* __sdfc_program_info(void);");
   h.line(fmt::format("size_t __sdfc_workspace_size({}Handle_t handle, const char* storage, void** symbols);", name_));
-  h.line(fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, void** symbols);", name_));
-  h.line(fmt::format("const char* __sdfc_set_external_stream({}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */", name_));
+  h.line(
+      fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, "
+                  "void** symbols);",
+                  name_));
+  h.line(fmt::format(
+      "const char* __sdfc_set_external_stream({}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */",
+      name_));
   h.line("void* __sdfc_init(void** symbols);");
   h.line("void __sdfc_call(void* handle, void** args);");
   h.line("#ifdef __cplusplus");
@@ -1812,7 +1969,10 @@ GeneratedProgram Generator::run() {
 
   GeneratedProgram p;
   p.name = name_;
-  p.files.push_back({name_ + (options_.target == Target::CUDA ? ".cu" : options_.target == Target::HIP ? ".hip.cpp" : ".cpp"), w.str()});
+  p.files.push_back({name_ + (options_.target == Target::CUDA  ? ".cu"
+                              : options_.target == Target::HIP ? ".hip.cpp"
+                                                               : ".cpp"),
+                     w.str()});
   p.header = h.str();
   p.info_json = info;
   return p;
@@ -1823,7 +1983,8 @@ GeneratedProgram Generator::run() {
 const std::vector<std::string>& generated_std_includes() {
   // <algorithm>: DaCe's generated code includes it (through dace/dace.h), so DaCe CPP tasklets call
   // std::min, std::max, std::clamp, std::swap.
-  static const std::vector<std::string> headers = {"<cstddef>", "<cstdint>", "<cmath>", "<cstring>", "<new>", "<algorithm>"};
+  static const std::vector<std::string> headers = {"<cstddef>", "<cstdint>", "<cmath>",
+                                                   "<cstring>", "<new>",     "<algorithm>"};
   return headers;
 }
 

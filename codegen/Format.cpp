@@ -9,7 +9,6 @@
 #define format_program plugin_format_program
 #endif
 #include "analysis/ClangPlugin.h"
-
 #include "ir/Diagnostic.h"
 
 #ifdef SDFC_WITH_CLANG
@@ -44,7 +43,9 @@ InsertTrailingCommas: None
 #ifndef SDFC_WITH_CLANG
 
 // libsdfc: clang-format is in the plugin (ClangPlugin.h), loaded when --format is asked for.
-bool formatting_available() { return clang_plugin() != nullptr; }
+bool formatting_available() {
+  return clang_plugin() != nullptr;
+}
 
 std::string format_source(const std::string& text, const std::string& file_name) {
   std::string why;
@@ -56,7 +57,9 @@ std::string format_source(const std::string& text, const std::string& file_name)
 
 #else
 
-bool formatting_available() { return true; }
+bool formatting_available() {
+  return true;
+}
 
 std::string format_source(const std::string& text, const std::string& file_name) {
   clang::format::FormatStyle style = clang::format::getGoogleStyle(clang::format::FormatStyle::LK_Cpp);
@@ -83,7 +86,7 @@ void format_program(GeneratedProgram& program) {
 
 #ifdef SDFC_CLANG_PLUGIN
 extern "C" __attribute__((visibility("default"))) std::string sdfc_clang_format_source(const std::string& text,
-                                                                                      const std::string& file_name) {
+                                                                                       const std::string& file_name) {
   return sdfc::plugin_format_source(text, file_name);
 }
 #endif

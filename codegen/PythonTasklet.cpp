@@ -21,24 +21,44 @@ namespace {
 // Types. Expressions are typed as the C++ they print to computes them; where C++ would differ
 // from Python (integer true division, mixed signed/unsigned wrap-around) operands are cast.
 
-bool is_int_like(DType t) { return t == DType::Bool || is_integer(t); }
-bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
-bool is_unsigned_int(DType t) { return t >= DType::UInt8 && t <= DType::UInt64; }
-bool is_signed_int(DType t) { return t >= DType::Int8 && t <= DType::Int64; }
+bool is_int_like(DType t) {
+  return t == DType::Bool || is_integer(t);
+}
+bool is_complex(DType t) {
+  return t == DType::Complex64 || t == DType::Complex128;
+}
+bool is_unsigned_int(DType t) {
+  return t >= DType::UInt8 && t <= DType::UInt64;
+}
+bool is_signed_int(DType t) {
+  return t >= DType::Int8 && t <= DType::Int64;
+}
 
 int int_rank(DType t) {
   switch (t) {
-    case DType::Bool: return 0;
-    case DType::Int8: case DType::UInt8: return 1;
-    case DType::Int16: case DType::UInt16: return 2;
-    case DType::Int32: case DType::UInt32: return 3;
-    default: return 4;
+    case DType::Bool:
+      return 0;
+    case DType::Int8:
+    case DType::UInt8:
+      return 1;
+    case DType::Int16:
+    case DType::UInt16:
+      return 2;
+    case DType::Int32:
+    case DType::UInt32:
+      return 3;
+    default:
+      return 4;
   }
 }
-int float_rank(DType t) { return t == DType::Float16 ? 1 : t == DType::Float32 ? 2 : 3; }
+int float_rank(DType t) {
+  return t == DType::Float16 ? 1 : t == DType::Float32 ? 2 : 3;
+}
 
 // C++ integral promotion: everything narrower than int computes as int.
-DType promote(DType t) { return is_int_like(t) && int_rank(t) < 3 ? DType::Int32 : t; }
+DType promote(DType t) {
+  return is_int_like(t) && int_rank(t) < 3 ? DType::Int32 : t;
+}
 
 // C++'s usual arithmetic conversions of two promoted operand types.
 DType usual_conversion(DType a, DType b) {
@@ -55,9 +75,13 @@ DType usual_conversion(DType a, DType b) {
 }
 
 // The type of a built-in binary operator (`a + b`).
-DType cpp_arith(DType a, DType b) { return usual_conversion(promote(a), promote(b)); }
+DType cpp_arith(DType a, DType b) {
+  return usual_conversion(promote(a), promote(b));
+}
 // The type of `c ? a : b` and of std::common_type, which the sdfc::rt helpers use.
-DType cpp_common(DType a, DType b) { return a == b ? a : cpp_arith(a, b); }
+DType cpp_common(DType a, DType b) {
+  return a == b ? a : cpp_arith(a, b);
+}
 
 // Python integers do not wrap around: where C++ would compute a mix of signed and unsigned
 // operands in a 32-bit unsigned type, compute in int64 instead.
@@ -145,7 +169,9 @@ bool cast_until(std::vector<Value>& ops, DType want, F cpp_type) {
   SDFC_ASSERT(cpp_type(ops) == want, "operand casts do not reach the wanted type");
   return cast;
 }
-DType arith_of(const std::vector<Value>& ops) { return cpp_arith(ops[0].type, ops[1].type); }
+DType arith_of(const std::vector<Value>& ops) {
+  return cpp_arith(ops[0].type, ops[1].type);
+}
 DType common_of(const std::vector<Value>& ops) {
   DType t = ops[0].type;
   for (std::size_t i = 1; i < ops.size(); ++i) t = cpp_common(t, ops[i].type);
@@ -163,7 +189,6 @@ std::string join_args(const std::vector<Value>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].text;
   return s;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -185,54 +210,30 @@ struct Function {
 
 const Function* find_function(std::string_view name) {
   static const std::map<std::string_view, Function> table = {
-      {"sqrt", {"std::sqrt", FnKind::StdReal, 1}},
-      {"cbrt", {"std::cbrt", FnKind::StdReal, 1}},
-      {"exp", {"std::exp", FnKind::StdReal, 1}},
-      {"exp2", {"std::exp2", FnKind::StdReal, 1}},
-      {"expm1", {"std::expm1", FnKind::StdReal, 1}},
-      {"log", {"std::log", FnKind::StdReal, 1}},
-      {"log2", {"std::log2", FnKind::StdReal, 1}},
-      {"log10", {"std::log10", FnKind::StdReal, 1}},
-      {"log1p", {"std::log1p", FnKind::StdReal, 1}},
-      {"sin", {"std::sin", FnKind::StdReal, 1}},
-      {"cos", {"std::cos", FnKind::StdReal, 1}},
-      {"tan", {"std::tan", FnKind::StdReal, 1}},
-      {"asin", {"std::asin", FnKind::StdReal, 1}},
-      {"acos", {"std::acos", FnKind::StdReal, 1}},
-      {"atan", {"std::atan", FnKind::StdReal, 1}},
-      {"arcsin", {"std::asin", FnKind::StdReal, 1}},
-      {"arccos", {"std::acos", FnKind::StdReal, 1}},
-      {"arctan", {"std::atan", FnKind::StdReal, 1}},
-      {"sinh", {"std::sinh", FnKind::StdReal, 1}},
-      {"cosh", {"std::cosh", FnKind::StdReal, 1}},
-      {"tanh", {"std::tanh", FnKind::StdReal, 1}},
-      {"asinh", {"std::asinh", FnKind::StdReal, 1}},
-      {"acosh", {"std::acosh", FnKind::StdReal, 1}},
-      {"atanh", {"std::atanh", FnKind::StdReal, 1}},
-      {"arcsinh", {"std::asinh", FnKind::StdReal, 1}},
-      {"arccosh", {"std::acosh", FnKind::StdReal, 1}},
-      {"arctanh", {"std::atanh", FnKind::StdReal, 1}},
-      {"erf", {"std::erf", FnKind::StdReal, 1}},
-      {"erfc", {"std::erfc", FnKind::StdReal, 1}},
-      {"fabs", {"std::fabs", FnKind::StdReal, 1}},
-      {"atan2", {"std::atan2", FnKind::StdReal, 2}},
-      {"arctan2", {"std::atan2", FnKind::StdReal, 2}},
-      {"copysign", {"std::copysign", FnKind::StdReal, 2}},
-      {"fmod", {"std::fmod", FnKind::StdReal, 2}},
-      {"hypot", {"std::hypot", FnKind::StdReal, 2}},
-      {"isnan", {"std::isnan", FnKind::StdPredicate, 1}},
-      {"isinf", {"std::isinf", FnKind::StdPredicate, 1}},
-      {"isfinite", {"std::isfinite", FnKind::StdPredicate, 1}},
-      {"abs", {"sdfc::rt::abs", FnKind::RtAbs, 1}},
-      {"absolute", {"sdfc::rt::abs", FnKind::RtAbs, 1}},
-      {"floor", {"sdfc::rt::floor", FnKind::RtRound, 1}},
-      {"ceil", {"sdfc::rt::ceil", FnKind::RtRound, 1}},
-      {"min", {"sdfc::rt::min", FnKind::RtMinMax, 0}},
-      {"max", {"sdfc::rt::max", FnKind::RtMinMax, 0}},
-      {"minimum", {"sdfc::rt::min", FnKind::RtMinMax, 2}},
-      {"maximum", {"sdfc::rt::max", FnKind::RtMinMax, 2}},
-      {"pow", {"sdfc::rt::pow", FnKind::RtPow, 2}},
-      {"power", {"sdfc::rt::pow", FnKind::RtPow, 2}},
+      {"sqrt", {"std::sqrt", FnKind::StdReal, 1}},         {"cbrt", {"std::cbrt", FnKind::StdReal, 1}},
+      {"exp", {"std::exp", FnKind::StdReal, 1}},           {"exp2", {"std::exp2", FnKind::StdReal, 1}},
+      {"expm1", {"std::expm1", FnKind::StdReal, 1}},       {"log", {"std::log", FnKind::StdReal, 1}},
+      {"log2", {"std::log2", FnKind::StdReal, 1}},         {"log10", {"std::log10", FnKind::StdReal, 1}},
+      {"log1p", {"std::log1p", FnKind::StdReal, 1}},       {"sin", {"std::sin", FnKind::StdReal, 1}},
+      {"cos", {"std::cos", FnKind::StdReal, 1}},           {"tan", {"std::tan", FnKind::StdReal, 1}},
+      {"asin", {"std::asin", FnKind::StdReal, 1}},         {"acos", {"std::acos", FnKind::StdReal, 1}},
+      {"atan", {"std::atan", FnKind::StdReal, 1}},         {"arcsin", {"std::asin", FnKind::StdReal, 1}},
+      {"arccos", {"std::acos", FnKind::StdReal, 1}},       {"arctan", {"std::atan", FnKind::StdReal, 1}},
+      {"sinh", {"std::sinh", FnKind::StdReal, 1}},         {"cosh", {"std::cosh", FnKind::StdReal, 1}},
+      {"tanh", {"std::tanh", FnKind::StdReal, 1}},         {"asinh", {"std::asinh", FnKind::StdReal, 1}},
+      {"acosh", {"std::acosh", FnKind::StdReal, 1}},       {"atanh", {"std::atanh", FnKind::StdReal, 1}},
+      {"arcsinh", {"std::asinh", FnKind::StdReal, 1}},     {"arccosh", {"std::acosh", FnKind::StdReal, 1}},
+      {"arctanh", {"std::atanh", FnKind::StdReal, 1}},     {"erf", {"std::erf", FnKind::StdReal, 1}},
+      {"erfc", {"std::erfc", FnKind::StdReal, 1}},         {"fabs", {"std::fabs", FnKind::StdReal, 1}},
+      {"atan2", {"std::atan2", FnKind::StdReal, 2}},       {"arctan2", {"std::atan2", FnKind::StdReal, 2}},
+      {"copysign", {"std::copysign", FnKind::StdReal, 2}}, {"fmod", {"std::fmod", FnKind::StdReal, 2}},
+      {"hypot", {"std::hypot", FnKind::StdReal, 2}},       {"isnan", {"std::isnan", FnKind::StdPredicate, 1}},
+      {"isinf", {"std::isinf", FnKind::StdPredicate, 1}},  {"isfinite", {"std::isfinite", FnKind::StdPredicate, 1}},
+      {"abs", {"sdfc::rt::abs", FnKind::RtAbs, 1}},        {"absolute", {"sdfc::rt::abs", FnKind::RtAbs, 1}},
+      {"floor", {"sdfc::rt::floor", FnKind::RtRound, 1}},  {"ceil", {"sdfc::rt::ceil", FnKind::RtRound, 1}},
+      {"min", {"sdfc::rt::min", FnKind::RtMinMax, 0}},     {"max", {"sdfc::rt::max", FnKind::RtMinMax, 0}},
+      {"minimum", {"sdfc::rt::min", FnKind::RtMinMax, 2}}, {"maximum", {"sdfc::rt::max", FnKind::RtMinMax, 2}},
+      {"pow", {"sdfc::rt::pow", FnKind::RtPow, 2}},        {"power", {"sdfc::rt::pow", FnKind::RtPow, 2}},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;
@@ -248,24 +249,30 @@ std::pair<std::string_view, std::string_view> split_module(std::string_view name
 // Names a temporary cannot have in C++: keywords, and names the generated code refers to.
 bool reserved_in_cpp(const std::string& name) {
   static const std::set<std::string> reserved = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+      "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit",
+      "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if",
+      "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
       // referred to by the statements this file emits
-      "std", "sdfc", "dace", "int8_t", "int16_t", "int64_t", "uint8_t", "uint16_t", "uint64_t", "NAN",
-      "HUGE_VAL", "INFINITY"};
+      "std", "sdfc", "dace", "int8_t", "int16_t", "int64_t", "uint8_t", "uint16_t", "uint64_t", "NAN", "HUGE_VAL",
+      "INFINITY"};
   return reserved.count(name) > 0;
 }
 
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+bool is_ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
 
 // Statement hints for Python keywords that start a statement outside the subset.
 std::optional<std::string_view> keyword_hint(std::string_view word) {
@@ -280,9 +287,21 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
       {"def", "functions cannot be defined in a tasklet"},
       {"class", "classes cannot be defined in a tasklet"},
       {"return", "a tasklet returns values by assigning its output connectors"},
-      {"with", ""}, {"try", ""}, {"except", ""}, {"finally", ""}, {"raise", ""}, {"assert", ""}, {"del", ""},
-      {"global", ""}, {"nonlocal", ""}, {"yield", ""}, {"async", ""}, {"await", ""}, {"break", ""},
-      {"continue", ""}, {"lambda", ""},
+      {"with", ""},
+      {"try", ""},
+      {"except", ""},
+      {"finally", ""},
+      {"raise", ""},
+      {"assert", ""},
+      {"del", ""},
+      {"global", ""},
+      {"nonlocal", ""},
+      {"yield", ""},
+      {"async", ""},
+      {"await", ""},
+      {"break", ""},
+      {"continue", ""},
+      {"lambda", ""},
   };
   auto it = hints.find(word);
   if (it == hints.end()) return std::nullopt;
@@ -311,8 +330,7 @@ struct Assignment {
 
 class Translator {
  public:
-  Translator(const std::string& code, const TaskletScope& scope, const std::string& file,
-             const std::string& pointer)
+  Translator(const std::string& code, const TaskletScope& scope, const std::string& file, const std::string& pointer)
       : code_(code), text_(code), scope_(scope), file_(file), pointer_(pointer) {
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < code_.size(); ++i)
@@ -421,8 +439,10 @@ class Translator {
   std::string display(std::size_t begin, std::size_t end) const {
     std::string s;
     for (std::size_t i = begin; i < end; ++i) {
-      if (!is_space(text_[i])) s += text_[i];
-      else if (!s.empty() && s.back() != ' ') s += ' ';
+      if (!is_space(text_[i]))
+        s += text_[i];
+      else if (!s.empty() && s.back() != ' ')
+        s += ' ';
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s.size() > 60 ? s.substr(0, 57) + "..." : s;
@@ -443,16 +463,18 @@ class Translator {
       fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                        kAssignmentsOnly));
     if (find_assignment(assignment->end, s.end))
-      fail(fmt::format("tasklet line {}: chained assignment '{}' is not supported; assign each target in its "
-                       "own statement",
-                       line_, display(s.begin, s.end)));
+      fail(
+          fmt::format("tasklet line {}: chained assignment '{}' is not supported; assign each target in its "
+                      "own statement",
+                      line_, display(s.begin, s.end)));
     if (has_top_level_comma(s.begin, assignment->begin))
-      fail(fmt::format("tasklet line {}: tuple assignment '{}' is not supported; assign each target in its own "
-                       "statement",
-                       line_, display(s.begin, s.end)));
+      fail(
+          fmt::format("tasklet line {}: tuple assignment '{}' is not supported; assign each target in its own "
+                      "statement",
+                      line_, display(s.begin, s.end)));
     if (has_top_level_comma(assignment->end, s.end))
-      fail(fmt::format("tasklet line {}: tuple value in '{}' is not supported; assign one value per statement",
-                       line_, display(s.begin, s.end)));
+      fail(fmt::format("tasklet line {}: tuple value in '{}' is not supported; assign one value per statement", line_,
+                       display(s.begin, s.end)));
     Expr target = parse(s.begin, assignment->begin);
     Expr value = parse(assignment->end, s.end);
     assign(target, assignment->op, value);
@@ -476,9 +498,9 @@ class Translator {
       if (prev == '<' || prev == '>' || prev == '!' || prev == ':') continue;  // <=, >=, !=, :=
       if (prev == '/' && prev2 == '/') return Assignment{i - 2, i + 1, BinOp::FloorDiv};
       if (prev == '*' && prev2 == '*') return Assignment{i - 2, i + 1, BinOp::Pow};
-      static const std::map<char, BinOp> single = {
-          {'+', BinOp::Add},    {'-', BinOp::Sub},   {'*', BinOp::Mul},    {'/', BinOp::Div},
-          {'%', BinOp::Mod},    {'&', BinOp::BitAnd}, {'|', BinOp::BitOr}, {'^', BinOp::BitXor}};
+      static const std::map<char, BinOp> single = {{'+', BinOp::Add},   {'-', BinOp::Sub},   {'*', BinOp::Mul},
+                                                   {'/', BinOp::Div},   {'%', BinOp::Mod},   {'&', BinOp::BitAnd},
+                                                   {'|', BinOp::BitOr}, {'^', BinOp::BitXor}};
       auto it = single.find(prev);
       if (it != single.end()) return Assignment{i - 1, i + 1, it->second};
       return Assignment{i, i + 1, std::nullopt};
@@ -511,20 +533,22 @@ class Translator {
     const std::string& name = t.name;
     if ((plain_name || t.kind == ExprKind::Subscript) && !scope_.outputs.count(name)) {
       if (scope_.inputs.count(name))
-        fail(fmt::format("tasklet line {}: cannot assign to input connector '{}'; input connectors are read-only "
-                         "(assign to an output connector or a new temporary)",
-                         line_, name));
+        fail(
+            fmt::format("tasklet line {}: cannot assign to input connector '{}'; input connectors are read-only "
+                        "(assign to an output connector or a new temporary)",
+                        line_, name));
       if (scope_.symbols.count(name))
-        fail(fmt::format("tasklet line {}: cannot assign to symbol '{}'; symbols are read-only in a tasklet",
-                         line_, name));
+        fail(fmt::format("tasklet line {}: cannot assign to symbol '{}'; symbols are read-only in a tasklet", line_,
+                         name));
       if (t.kind == ExprKind::Subscript)
-        fail(fmt::format("tasklet line {}: cannot assign to '{}'; only output connectors can be subscripted",
-                         line_, print_expr(target)));
+        fail(fmt::format("tasklet line {}: cannot assign to '{}'; only output connectors can be subscripted", line_,
+                         print_expr(target)));
     }
     if (!plain_name && t.kind != ExprKind::Subscript)
-      fail(fmt::format("tasklet line {}: cannot assign to '{}'; expected an output connector, an element of one "
-                       "or a temporary name",
-                       line_, print_expr(target)));
+      fail(
+          fmt::format("tasklet line {}: cannot assign to '{}'; expected an output connector, an element of one "
+                      "or a temporary name",
+                      line_, print_expr(target)));
 
     bool to_output = scope_.outputs.count(name) > 0;
     DType out_type = to_output ? scope_.outputs.at(name) : DType::Int32;
@@ -547,20 +571,24 @@ class Translator {
     if (to_output) {
       bool truncate = is_int_like(out_type) && out_type != DType::Bool && is_float(result.type);
       if (is_complex(result.type) && !is_complex(out_type))
-        fail(fmt::format("tasklet line {}: cannot assign a {} value to '{}' of type {}", line_,
-                         to_string(result.type), name, to_string(out_type)));
+        fail(fmt::format("tasklet line {}: cannot assign a {} value to '{}' of type {}", line_, to_string(result.type),
+                         name, to_string(out_type)));
       if (out_type == DType::Bool && result.type != DType::Bool) {
         result = truth_value(result);
         compound = false;
       }
-      if (compound && !truncate) out_ += compound_text(lhs.text);
-      else out_ += fmt::format("{} = {};\n", lhs.text, truncate ? cast_to(result, out_type).text : result.text);
+      if (compound && !truncate)
+        out_ += compound_text(lhs.text);
+      else
+        out_ += fmt::format("{} = {};\n", lhs.text, truncate ? cast_to(result, out_type).text : result.text);
       return;
     }
     auto it = temps_.find(name);
     if (it != temps_.end() && it->second.type == result.type) {
-      if (compound) out_ += compound_text(it->second.cpp_name);
-      else out_ += fmt::format("{} = {};\n", it->second.cpp_name, result.text);
+      if (compound)
+        out_ += compound_text(it->second.cpp_name);
+      else
+        out_ += fmt::format("{} = {};\n", it->second.cpp_name, result.text);
       return;
     }
     // A new temporary, or one that changes its type (Python's variables are untyped): declare a
@@ -595,8 +623,8 @@ class Translator {
   }
   void require_integer(const Value& v, std::string_view what) const {
     if (!is_int_like(v.type))
-      fail(fmt::format("unsupported operand type {} for '{}' in {}; the operator needs integers",
-                       to_string(v.type), what, where()));
+      fail(fmt::format("unsupported operand type {} for '{}' in {}; the operator needs integers", to_string(v.type),
+                       what, where()));
   }
 
   // `truth`: only the truth value of the result matters (a condition, an operand of `not`).
@@ -610,18 +638,24 @@ class Translator {
         v.literal = &e;
         return v;
       }
-      case ExprKind::Float: return {float_literal(e), kPrimary, DType::Float64, &e};
-      case ExprKind::Bool: return {e.ival ? "true" : "false", kPrimary, DType::Bool};
-      case ExprKind::Symbol: return name_value(e);
-      case ExprKind::Subscript: return subscript(e);
-      case ExprKind::Call: return call(e);
+      case ExprKind::Float:
+        return {float_literal(e), kPrimary, DType::Float64, &e};
+      case ExprKind::Bool:
+        return {e.ival ? "true" : "false", kPrimary, DType::Bool};
+      case ExprKind::Symbol:
+        return name_value(e);
+      case ExprKind::Subscript:
+        return subscript(e);
+      case ExprKind::Call:
+        return call(e);
       case ExprKind::Unary: {
         auto op = static_cast<UnaryOp>(e.op);
         return unary(op, expr(e.args[0], op == UnaryOp::Not));
       }
       case ExprKind::Binary:
         return binary(static_cast<BinOp>(e.op), expr(e.args[0]), expr(e.args[1]), *e.args[1]);
-      case ExprKind::Compare: return compare(static_cast<CmpOp>(e.op), expr(e.args[0]), expr(e.args[1]));
+      case ExprKind::Compare:
+        return compare(static_cast<CmpOp>(e.op), expr(e.args[0]), expr(e.args[1]));
       case ExprKind::BoolOp: {
         std::vector<Value> ops;
         for (const Expr& a : e.args) ops.push_back(expr(a, truth));
@@ -650,8 +684,7 @@ class Translator {
       if (base == "inf") return {"HUGE_VAL", kPrimary, DType::Float64};
       if (base == "nan") return {"static_cast<double>(NAN)", kPrimary, DType::Float64};
     }
-    fail(fmt::format("unknown name '{}' in {}; expected a connector, a symbol or a known constant", e.name,
-                     where()));
+    fail(fmt::format("unknown name '{}' in {}; expected a connector, a symbol or a known constant", e.name, where()));
   }
 
   Value subscript(const ExprNode& e) {
@@ -661,14 +694,14 @@ class Translator {
     if (!owner) {
       if (temps_.count(e.name) || scope_.symbols.count(e.name))
         fail(fmt::format("cannot subscript '{}' in {}; only connectors can be subscripted", e.name, where()));
-      fail(fmt::format("unknown name '{}' in {}; expected a connector, a symbol or a known constant", e.name,
-                       where()));
+      fail(fmt::format("unknown name '{}' in {}; expected a connector, a symbol or a known constant", e.name, where()));
     }
     std::string shown = print_expr(make_node(e));
     if (e.args.size() != 1)
-      fail(fmt::format("subscript '{}' in {} has {} indices; only one-dimensional subscripts of connectors are "
-                       "supported",
-                       shown, where(), e.args.size()));
+      fail(
+          fmt::format("subscript '{}' in {} has {} indices; only one-dimensional subscripts of connectors are "
+                      "supported",
+                      shown, where(), e.args.size()));
     Value index = expr(e.args[0]);
     if (!is_int_like(index.type))
       fail(fmt::format("subscript index of '{}' in {} has type {}; expected an integer", shown, where(),
@@ -677,9 +710,7 @@ class Translator {
   }
 
   Value unary(UnaryOp op, const Value& a) {
-    auto wrap = [&](const char* sign) {
-      return std::string(sign) + (a.prec <= kUnary ? "(" + a.text + ")" : a.text);
-    };
+    auto wrap = [&](const char* sign) { return std::string(sign) + (a.prec <= kUnary ? "(" + a.text + ")" : a.text); };
     switch (op) {
       case UnaryOp::Not: {
         require_real(a, "not");
@@ -826,9 +857,10 @@ class Translator {
     static const Function math_pow{"std::pow", FnKind::StdReal, 2};
     if (module == "math." && base == "pow") fn = &math_pow;
     if (!fn)
-      fail(fmt::format("unsupported function '{}' in {}; expected a math function (such as math.sqrt or exp), "
-                       "abs, min, max, pow or a cast (such as float or dace.float32)",
-                       e.name, where()));
+      fail(
+          fmt::format("unsupported function '{}' in {}; expected a math function (such as math.sqrt or exp), "
+                      "abs, min, max, pow or a cast (such as float or dace.float32)",
+                      e.name, where()));
     check_arity(e, fn->arity);
     std::vector<Value> args;
     for (const Expr& a : e.args) {
@@ -856,7 +888,8 @@ class Translator {
         cast_until(args, want, common_of);
         return {fmt::format("{}({})", fn->cpp, join_args(args)), kPrimary, want};
       }
-      case FnKind::RtPow: return binary(BinOp::Pow, args[0], args[1], *e.args[1]);
+      case FnKind::RtPow:
+        return binary(BinOp::Pow, args[0], args[1], *e.args[1]);
     }
     internal_error(__FILE__, __LINE__, "unknown function kind");
   }
@@ -866,8 +899,8 @@ class Translator {
     if (arity == 0 && n < 2)
       fail(fmt::format("function '{}' in {} takes at least 2 arguments, got {}", e.name, where(), n));
     if (arity > 0 && n != static_cast<std::size_t>(arity))
-      fail(fmt::format("function '{}' in {} takes {} argument{}, got {}", e.name, where(), arity,
-                       arity == 1 ? "" : "s", n));
+      fail(fmt::format("function '{}' in {} takes {} argument{}, got {}", e.name, where(), arity, arity == 1 ? "" : "s",
+                       n));
   }
 
   const std::string& code_;
@@ -875,11 +908,11 @@ class Translator {
   const TaskletScope& scope_;
   const std::string& file_;
   const std::string& pointer_;
-  int line_ = 0;  // tasklet line of the statement being translated
+  int line_ = 0;                            // tasklet line of the statement being translated
   std::map<std::string, Temporary> temps_;  // Python name -> current C++ variable
   std::set<std::string> cpp_names_;         // C++ names of temporaries
   std::set<std::string> words_;             // identifiers of the code
-  std::vector<std::size_t> line_starts_;  // offsets of the lines of the code
+  std::vector<std::size_t> line_starts_;    // offsets of the lines of the code
   std::string out_;
 };
 

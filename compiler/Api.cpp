@@ -17,21 +17,34 @@
 namespace sdfc {
 namespace {
 
-std::string diagnostics_text(const InvalidInput& e) { return e.what(); }
+std::string diagnostics_text(const InvalidInput& e) {
+  return e.what();
+}
 
 CompileOptions to_compile_options(const Options& o) {
   CompileOptions c;
-  if (o.target == "cpu") c.target = Target::CPU;
-  else if (o.target == "cuda") c.target = Target::CUDA;
-  else if (o.target == "hip") c.target = Target::HIP;
-  else throw Error(fmt::format("unknown target \"{}\"; expected cpu, cuda or hip", o.target));
+  if (o.target == "cpu")
+    c.target = Target::CPU;
+  else if (o.target == "cuda")
+    c.target = Target::CUDA;
+  else if (o.target == "hip")
+    c.target = Target::HIP;
+  else
+    throw Error(fmt::format("unknown target \"{}\"; expected cpu, cuda or hip", o.target));
   c.gpu_arch = o.gpu_arch;
-  if (o.transients.empty()) c.transients = TransientMode::AsDeclared;
-  else if (o.transients == "scoped") c.transients = TransientMode::Scoped;
-  else if (o.transients == "persistent") c.transients = TransientMode::Persistent;
-  else if (o.transients == "pool") c.transients = TransientMode::Pool;
-  else if (o.transients == "external") c.transients = TransientMode::External;
-  else throw Error(fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
+  if (o.transients.empty())
+    c.transients = TransientMode::AsDeclared;
+  else if (o.transients == "scoped")
+    c.transients = TransientMode::Scoped;
+  else if (o.transients == "persistent")
+    c.transients = TransientMode::Persistent;
+  else if (o.transients == "pool")
+    c.transients = TransientMode::Pool;
+  else if (o.transients == "external")
+    c.transients = TransientMode::External;
+  else
+    throw Error(
+        fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
   if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
   c.gpu_streams = o.gpu_streams;
   return c;
@@ -39,15 +52,48 @@ CompileOptions to_compile_options(const Options& o) {
 
 std::int64_t as_int64(const unsigned char* p, DType t) {
   switch (t) {
-    case DType::Int8: { std::int8_t x; std::memcpy(&x, p, 1); return x; }
-    case DType::Int16: { std::int16_t x; std::memcpy(&x, p, 2); return x; }
-    case DType::Int32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
-    case DType::Int64: { std::int64_t x; std::memcpy(&x, p, 8); return x; }
-    case DType::UInt8: { std::uint8_t x; std::memcpy(&x, p, 1); return x; }
-    case DType::UInt16: { std::uint16_t x; std::memcpy(&x, p, 2); return x; }
-    case DType::UInt32: { std::uint32_t x; std::memcpy(&x, p, 4); return x; }
-    case DType::UInt64: { std::uint64_t x; std::memcpy(&x, p, 8); return static_cast<std::int64_t>(x); }
-    default: return 0;
+    case DType::Int8: {
+      std::int8_t x;
+      std::memcpy(&x, p, 1);
+      return x;
+    }
+    case DType::Int16: {
+      std::int16_t x;
+      std::memcpy(&x, p, 2);
+      return x;
+    }
+    case DType::Int32: {
+      std::int32_t x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case DType::Int64: {
+      std::int64_t x;
+      std::memcpy(&x, p, 8);
+      return x;
+    }
+    case DType::UInt8: {
+      std::uint8_t x;
+      std::memcpy(&x, p, 1);
+      return x;
+    }
+    case DType::UInt16: {
+      std::uint16_t x;
+      std::memcpy(&x, p, 2);
+      return x;
+    }
+    case DType::UInt32: {
+      std::uint32_t x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case DType::UInt64: {
+      std::uint64_t x;
+      std::memcpy(&x, p, 8);
+      return static_cast<std::int64_t>(x);
+    }
+    default:
+      return 0;
   }
 }
 
@@ -105,8 +151,10 @@ struct Program::Impl {
   ~Impl() {
     if (state && exit_fn) exit_fn(state);
     for (auto& [s, w] : workspaces) {
-      if (workspace_on_device[s] && device_free_fn) device_free_fn(w.first);
-      else std::free(w.first);
+      if (workspace_on_device[s] && device_free_fn)
+        device_free_fn(w.first);
+      else
+        std::free(w.first);
     }
     if (handle) dlclose(handle);
   }
@@ -141,17 +189,20 @@ struct Program::Impl {
     for (auto& a : args) is_arg |= a.info.name == n;
     if (!is_arg && is_shape_symbol(n)) {
       if constexpr (std::is_floating_point_v<V>) {
-        if (value != std::floor(value)) throw ArgumentError(n, fmt::format("symbol \"{}\" must be an integer, not {}", n, value));
+        if (value != std::floor(value))
+          throw ArgumentError(n, fmt::format("symbol \"{}\" must be an integer, not {}", n, value));
       }
       extra_symbols[n] = static_cast<std::int64_t>(value);
       return;
     }
     auto& a = find(n);
     if (a.info.kind == "array" || a.by_pointer)
-      throw ArgumentError(n, fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
+      throw ArgumentError(
+          n, fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
     if (!convert_exact(value, a.dtype, a.value))
-      throw ArgumentError(n, fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"", value,
-                              a.info.dtype, n, name));
+      throw ArgumentError(
+          n, fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"",
+                         value, a.info.dtype, n, name));
     a.bound = true;
   }
 };
@@ -161,9 +212,15 @@ Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
-const std::string& Program::name() const { return impl_->name; }
-const std::string& Program::library_path() const { return impl_->path; }
-const std::vector<ArgumentInfo>& Program::arguments() const { return impl_->infos; }
+const std::string& Program::name() const {
+  return impl_->name;
+}
+const std::string& Program::library_path() const {
+  return impl_->path;
+}
+const std::vector<ArgumentInfo>& Program::arguments() const {
+  return impl_->infos;
+}
 
 Program Program::load(const std::string& library_path) {
   auto impl = std::make_unique<Impl>();
@@ -243,30 +300,42 @@ Program Program::compile_string(const std::string& sdfg_json, const Options& opt
 void Program::set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count) {
   auto& a = impl_->find(name);
   if (a.info.kind != "array" && !(a.info.kind == "scalar" && a.by_pointer))
-    throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\" is a {}, not an array; bind it with set_value", name, impl_->name, a.info.kind));
+    throw ArgumentError(
+        name, fmt::format("argument \"{}\" of program \"{}\" is a {}, not an array; bind it with set_value", name,
+                          impl_->name, a.info.kind));
   if (dtype != a.info.dtype)
-    throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\" has dtype {}, but the bound array has dtype {}", name, impl_->name, a.info.dtype, dtype));
-  if (!data) throw ArgumentError(name, fmt::format("argument \"{}\" of program \"{}\": the array pointer is null", name, impl_->name));
+    throw ArgumentError(
+        name, fmt::format("argument \"{}\" of program \"{}\" has dtype {}, but the bound array has dtype {}", name,
+                          impl_->name, a.info.dtype, dtype));
+  if (!data)
+    throw ArgumentError(name,
+                        fmt::format("argument \"{}\" of program \"{}\": the array pointer is null", name, impl_->name));
   a.data = data;
   a.count = count;
   a.bound = true;
 }
 
-void Program::set_value(const std::string& name, double value) { impl_->set_value(name, value); }
-void Program::set_value(const std::string& name, std::int64_t value) { impl_->set_value(name, value); }
+void Program::set_value(const std::string& name, double value) {
+  impl_->set_value(name, value);
+}
+void Program::set_value(const std::string& name, std::int64_t value) {
+  impl_->set_value(name, value);
+}
 
 std::map<std::string, std::int64_t> Program::Impl::symbol_values() {
   std::map<std::string, std::int64_t> syms = extra_symbols;
   for (auto& a : args) {
     if (!a.bound)
-      throw ArgumentError(a.info.name, fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling", a.info.name, name,
-                              a.info.kind == "array" ? "set_array" : "set_value"));
+      throw ArgumentError(a.info.name,
+                          fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling",
+                                      a.info.name, name, a.info.kind == "array" ? "set_array" : "set_value"));
     if (a.info.kind == "symbol") syms[a.info.name] = as_int64(a.value, a.dtype);
   }
   return syms;
 }
 
-void Program::Impl::install_workspace(const std::string& storage, void* ptr, std::size_t bytes, std::vector<void*>& init_ptrs) {
+void Program::Impl::install_workspace(const std::string& storage, void* ptr, std::size_t bytes,
+                                      std::vector<void*>& init_ptrs) {
   if (const char* why = set_ws_fn(state, storage.c_str(), ptr, bytes, init_ptrs.data()))
     throw Error(fmt::format("program \"{}\": {}", name, why));
 }
@@ -317,7 +386,8 @@ void Program::Impl::ensure_state(const std::map<std::string, std::int64_t>& syms
 void Program::set_external_stream(void* stream) {
   Impl& m = *impl_;
   if (!m.set_stream_fn)
-    throw Error(fmt::format("{}: the library does not export __sdfc_set_external_stream; rebuild it with this sdfc", m.path));
+    throw Error(
+        fmt::format("{}: the library does not export __sdfc_set_external_stream; rebuild it with this sdfc", m.path));
   // Checked now when the program is initialized (or always rejected: a CPU program), else at init.
   if (m.state || !m.device_alloc_fn)
     if (const char* why = m.set_stream_fn(m.state, stream)) throw Error(fmt::format("program \"{}\": {}", m.name, why));
@@ -325,12 +395,15 @@ void Program::set_external_stream(void* stream) {
   m.stream = stream;
 }
 
-const std::vector<std::string>& Program::workspace_storages() const { return impl_->storages; }
+const std::vector<std::string>& Program::workspace_storages() const {
+  return impl_->storages;
+}
 
 void Program::Impl::check_storage(const std::string& storage) const {
   if (std::find(storages.begin(), storages.end(), storage) != storages.end()) return;
-  throw Error(fmt::format("program \"{}\" has no {} workspace (its workspaces: {})", name, storage,
-                          storages.empty() ? "none; compile with --transients external" : fmt::format("{}", fmt::join(storages, ", "))));
+  throw Error(fmt::format(
+      "program \"{}\" has no {} workspace (its workspaces: {})", name, storage,
+      storages.empty() ? "none; compile with --transients external" : fmt::format("{}", fmt::join(storages, ", "))));
 }
 
 std::size_t Program::workspace_size(const std::string& storage) {
@@ -351,8 +424,10 @@ void Program::set_workspace(const std::string& storage, void* ptr, std::size_t b
   m.user_workspaces[storage] = {ptr, bytes};
   auto own = m.workspaces.find(storage);
   if (own != m.workspaces.end()) {
-    if (m.workspace_on_device[storage]) m.device_free_fn(own->second.first);
-    else std::free(own->second.first);
+    if (m.workspace_on_device[storage])
+      m.device_free_fn(own->second.first);
+    else
+      std::free(own->second.first);
     m.workspaces.erase(own);
   }
 }
@@ -366,12 +441,15 @@ void Program::call() {
     bool known = true;
     for (auto& e : a.shape) {
       auto v = evaluate(e, syms);
-      if (!v) known = false;
-      else need *= *v;
+      if (!v)
+        known = false;
+      else
+        need *= *v;
     }
     if (known && static_cast<std::int64_t>(a.count) < need)
-      throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its shape [{}] needs {} for these symbol values",
-                              a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
+      throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its "
+                                                   "shape [{}] needs {} for these symbol values",
+                                                   a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
   }
   m.ensure_state(syms);
   // Host arrays bound to device arguments are mirrored in device memory around the call.
@@ -388,12 +466,16 @@ void Program::call() {
     }
   };
   for (auto& a : m.args) {
-    if (!a.device || !a.bound || (a.info.kind != "array" && !a.by_pointer) || !m.is_device_fn || m.is_device_fn(a.data)) continue;
+    if (!a.device || !a.bound || (a.info.kind != "array" && !a.by_pointer) || !m.is_device_fn || m.is_device_fn(a.data))
+      continue;
     if (m.stream_set) {
       release();
-      throw ArgumentError(a.info.name, fmt::format("argument \"{}\" of program \"{}\" is host memory bound to a device argument; with an external stream "
-                              "the call returns before its results exist, so bind device memory instead",
-                              a.info.name, m.name));
+      throw ArgumentError(
+          a.info.name,
+          fmt::format(
+              "argument \"{}\" of program \"{}\" is host memory bound to a device argument; with an external stream "
+              "the call returns before its results exist, so bind device memory instead",
+              a.info.name, m.name));
     }
     std::size_t bytes = a.count * dtype_size(a.dtype);
     void* dev = m.device_alloc_fn(std::max<std::size_t>(bytes, 1));
@@ -405,7 +487,8 @@ void Program::call() {
     a.data = dev;
   }
   std::vector<void*> ptrs;
-  for (auto& a : m.args) ptrs.push_back(a.info.kind == "array" || a.by_pointer ? static_cast<void*>(&a.data) : static_cast<void*>(a.value));
+  for (auto& a : m.args)
+    ptrs.push_back(a.info.kind == "array" || a.by_pointer ? static_cast<void*>(&a.data) : static_cast<void*>(a.value));
   m.call_fn(m.state, ptrs.data());
   for (auto& mi : mirrors) m.device_copy_fn(mi.host, mi.arg->data, mi.bytes);
   release();

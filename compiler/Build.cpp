@@ -580,9 +580,13 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
     return std::nullopt;
   };
   if (auto f = device_compile(plan.cuda, {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"})) return f;
-  if (!plan.cuda.empty()) append(link_flags, runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cudart"));
+  if (!plan.cuda.empty())
+    append(link_flags,
+           runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cudart"));
   if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"})) return f;
-  if (!plan.hip.empty()) append(link_flags, runtime_link_flags(plan.hipcc, toolkit_homes({"ROCM_PATH", "HIP_PATH"}, "/opt/rocm"), "amdhip64"));
+  if (!plan.hip.empty())
+    append(link_flags,
+           runtime_link_flags(plan.hipcc, toolkit_homes({"ROCM_PATH", "HIP_PATH"}, "/opt/rocm"), "amdhip64"));
 
   std::vector<std::string> argv = {plan.cxx, "-std=c++17", "-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"};
   append(argv, plan.include_flags);

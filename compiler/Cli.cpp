@@ -1,12 +1,11 @@
 #include "compiler/Cli.h"
 
 #include <fmt/format.h>
-
-#include <cctype>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -141,7 +140,9 @@ deterministic: converting sdfc's own output gives identical bytes. OUT is writte
 and left untouched when IN is invalid. Use "-" as OUT to write to standard output.
 )";
 
-bool is_help(const std::string& a) { return a == "-h" || a == "--help"; }
+bool is_help(const std::string& a) {
+  return a == "-h" || a == "--help";
+}
 
 void report(std::ostream& err, const std::vector<Diagnostic>& ds) {
   for (auto& d : ds) err << d.str() << "\n";
@@ -214,8 +215,10 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
     o.gpu_arch = value("--gpu-arch");
   } else if (is("--transients")) {
     o.transients = value("--transients");
-    if (o.transients != "scoped" && o.transients != "persistent" && o.transients != "pool" && o.transients != "external")
-      throw UsageError(fmt::format("--transients must be scoped, persistent, pool or external, not '{}'", o.transients));
+    if (o.transients != "scoped" && o.transients != "persistent" && o.transients != "pool" &&
+        o.transients != "external")
+      throw UsageError(
+          fmt::format("--transients must be scoped, persistent, pool or external, not '{}'", o.transients));
   } else if (is("--gpu-streams")) {
     std::string v = value("--gpu-streams");
     char* end = nullptr;
@@ -278,7 +281,9 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         print_after = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
         bool known = print_after == "all";
         for (auto& n : pass_names()) known |= n == print_after;
-        if (!known) throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after, fmt::join(pass_names(), ", ")));
+        if (!known)
+          throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after,
+                                       fmt::join(pass_names(), ", ")));
       } else if (a == "--time-passes") {
         time_passes = true;
       } else if (a == "--stats") {
@@ -328,13 +333,15 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       t2 = t;
       for (auto& race : report.races) err << fmt::format("{}: error: race: {}\n", file, race);
       if (!report.ok()) {
-        err << fmt::format("{}: {} unordered pair(s) of accesses; this is an sdfc bug in the synchronization pass, please report "
-                           "it with the input file and options\n",
-                           file, report.races.size());
+        err << fmt::format(
+            "{}: {} unordered pair(s) of accesses; this is an sdfc bug in the synchronization pass, please report "
+            "it with the input file and options\n",
+            file, report.races.size());
         return kInvalid;
       }
       err << fmt::format("verify-sync: {} control-flow path(s){}, every conflicting access ordered{}\n", report.paths,
-                         report.bounded ? " (bounded)" : "", co.target == Target::CPU ? " (CPU: one agent, nothing to order)" : "");
+                         report.bounded ? " (bounded)" : "",
+                         co.target == Target::CPU ? " (CPU: one agent, nothing to order)" : "");
     }
     if (format) {
       // Whitespace only; the formatted text is what is built, so it has its own cache entries
@@ -353,16 +360,21 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         std::string saving;
         auto shared = as_constant(ws.bytes), unshared = as_constant(ws.unshared_bytes);
         if (shared && unshared && *unshared > 0)
-          saving = fmt::format(", {:.0f}% saved by sharing", 100.0 * static_cast<double>(*unshared - *shared) / static_cast<double>(*unshared));
-        err << fmt::format("workspace {}: {} transient(s), {} bytes; {} bytes without sharing{}\n", to_string(ws.storage),
-                           ws.members.size(), print_expr(ws.bytes), print_expr(ws.unshared_bytes), saving);
+          saving = fmt::format(", {:.0f}% saved by sharing",
+                               100.0 * static_cast<double>(*unshared - *shared) / static_cast<double>(*unshared));
+        err << fmt::format("workspace {}: {} transient(s), {} bytes; {} bytes without sharing{}\n",
+                           to_string(ws.storage), ws.members.size(), print_expr(ws.bytes),
+                           print_expr(ws.unshared_bytes), saving);
       }
     }
     if (output.empty()) return kOk;
     auto built = build_program(program, co, opts.use_cache);
     auto t3 = clock();
-    if (time_passes) err << fmt::format("build ({}) {:>14.3f} ms\n", built.cache_hit ? "cache hit" : "compiled", ms(t2, t3));
-    if (stats) err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled", built.cache_key.substr(0, 16));
+    if (time_passes)
+      err << fmt::format("build ({}) {:>14.3f} ms\n", built.cache_hit ? "cache hit" : "compiled", ms(t2, t3));
+    if (stats)
+      err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled",
+                         built.cache_key.substr(0, 16));
     install_library(built.library_path, output);
     return kOk;
   } catch (const InvalidInput& e) {
@@ -381,18 +393,20 @@ bool write_svg(const std::string& path, const std::string& dot_text, std::ostrea
   ProcessResult r = run_process({"dot", "-Tsvg", "-o", tmp_svg, tmp_dot});
   std::remove(tmp_dot.c_str());
   if (r.status == -1) {
-    err << fmt::format("{}: error: cannot render SVG: Graphviz's dot program was not found in PATH ({}); install it "
-                       "(apt-get install graphviz) or write the DOT text instead (-o OUT.dot)\n",
-                       path, r.output);
+    err << fmt::format(
+        "{}: error: cannot render SVG: Graphviz's dot program was not found in PATH ({}); install it "
+        "(apt-get install graphviz) or write the DOT text instead (-o OUT.dot)\n",
+        path, r.output);
     return false;
   }
   if (r.status != 0) {
     std::remove(tmp_svg.c_str());
     std::string first = r.output.substr(0, std::min<std::size_t>(r.output.size(), 400));
     while (!first.empty() && (first.back() == '\n' || first.back() == ' ')) first.pop_back();
-    err << fmt::format("{}: error: Graphviz's dot failed (exit {}) on the graph sdfc wrote: {}; this is an sdfc bug, "
-                       "please report it with the input file (-o OUT.dot writes the graph)\n",
-                       path, r.status, first);
+    err << fmt::format(
+        "{}: error: Graphviz's dot failed (exit {}) on the graph sdfc wrote: {}; this is an sdfc bug, "
+        "please report it with the input file (-o OUT.dot writes the graph)\n",
+        path, r.status, first);
     return false;
   }
   if (std::rename(tmp_svg.c_str(), path.c_str()) != 0) {
@@ -423,7 +437,8 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         bool known = after == "none";
         for (auto& n : pass_names()) known |= n == after;
         if (!known)
-          throw UsageError(fmt::format("--after: unknown pass '{}'; passes: {}, or none", after, fmt::join(pass_names(), ", ")));
+          throw UsageError(
+              fmt::format("--after: unknown pass '{}'; passes: {}, or none", after, fmt::join(pass_names(), ", ")));
       } else if (a == "--no-cache") {
         // accepted for symmetry with compile; nothing is built
       } else {
@@ -433,7 +448,8 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (file.empty()) throw UsageError("no input file");
     if (output.empty()) throw UsageError("-o OUT.dot or -o OUT.svg is required");
     if (output != "-" && !ends_with_ignoring_case(output, ".dot") && !ends_with_ignoring_case(output, ".svg"))
-      throw UsageError(fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
+      throw UsageError(
+          fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
   } catch (const UsageError& e) {
     err << "sdfc dot: " << e.what() << "\n" << kDotHelp;
     return kUsage;
@@ -521,8 +537,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   int rc = kOk;
   for (auto& f : files) {
-    if (load(f, err)) out << f << ": ok\n";
-    else rc = kInvalid;
+    if (load(f, err))
+      out << f << ": ok\n";
+    else
+      rc = kInvalid;
   }
   return rc;
 }
@@ -616,13 +634,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
   try {
     if (cmd == "help") {
-      if (rest.empty()) out << kMainHelp;
-      else if (rest[0] == "validate") out << kValidateHelp;
-      else if (rest[0] == "print") out << kPrintHelp;
-      else if (rest[0] == "convert") out << kConvertHelp;
-      else if (rest[0] == "compile") out << kCompileHelp << kOptionsHelp;
-      else if (rest[0] == "run") out << kRunHelp << kOptionsHelp;
-      else if (rest[0] == "dot") out << kDotHelp;
+      if (rest.empty())
+        out << kMainHelp;
+      else if (rest[0] == "validate")
+        out << kValidateHelp;
+      else if (rest[0] == "print")
+        out << kPrintHelp;
+      else if (rest[0] == "convert")
+        out << kConvertHelp;
+      else if (rest[0] == "compile")
+        out << kCompileHelp << kOptionsHelp;
+      else if (rest[0] == "run")
+        out << kRunHelp << kOptionsHelp;
+      else if (rest[0] == "dot")
+        out << kDotHelp;
       else {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;

@@ -52,7 +52,8 @@ fs::path own_location() {
 
 }  // namespace
 
-InvalidInput::InvalidInput(std::vector<Diagnostic> diags) : std::runtime_error(join_messages(diags)), diags_(std::move(diags)) {}
+InvalidInput::InvalidInput(std::vector<Diagnostic> diags)
+    : std::runtime_error(join_messages(diags)), diags_(std::move(diags)) {}
 
 std::unique_ptr<SDFG> load_sdfg_file(const std::string& path) {
   try {
@@ -82,9 +83,10 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
     if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("{:<27} {:9.3f} ms\n", "tasklet-check", ms);
     if (!check.errors.empty()) throw InvalidInput(std::move(check.errors));
     if (check.skipped && hooks.notes_to)
-      *hooks.notes_to << fmt::format("{}: note: {} CPP tasklet(s) not checked: this sdfc was built without Clang "
-                                     "(SDFC_WITH_CLANG=OFF)\n",
-                                     file, check.cpp_tasklets);
+      *hooks.notes_to << fmt::format(
+          "{}: note: {} CPP tasklet(s) not checked: this sdfc was built without Clang "
+          "(SDFC_WITH_CLANG=OFF)\n",
+          file, check.cpp_tasklets);
     return generate(sdfg, options, file);
   } catch (const UserError& e) {
     Diagnostic d = e.diagnostic();
@@ -149,16 +151,17 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   req.include_dirs.push_back(runtime_include_dir());
   req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
   if (options.target == Target::CUDA)
-    req.device_flags = {"-arch=" + (options.gpu_arch.empty() ? std::string("sm_90") : options.gpu_arch), "--extended-lambda",
-                        "-Xcompiler", "-fopenmp,-fvisibility=hidden,-fvisibility-inlines-hidden,-fno-math-errno"};
+    req.device_flags = {"-arch=" + (options.gpu_arch.empty() ? std::string("sm_90") : options.gpu_arch),
+                        "--extended-lambda", "-Xcompiler",
+                        "-fopenmp,-fvisibility=hidden,-fvisibility-inlines-hidden,-fno-math-errno"};
   if (options.target == Target::HIP)
     req.device_flags = {"--offload-arch=" + (options.gpu_arch.empty() ? std::string("gfx90a") : options.gpu_arch),
                         "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
-  req.key_material = fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\n", SDFC_VERSION,
-                                 runtime_hash(), to_string(options.target), options.gpu_arch,
-                                 to_string(options.transients), options.gpu_streams);
+  req.key_material =
+      fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\n", SDFC_VERSION, runtime_hash(),
+                  to_string(options.target), options.gpu_arch, to_string(options.transients), options.gpu_streams);
   req.use_cache = use_cache;
   return build_library(req);
 }

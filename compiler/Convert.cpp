@@ -22,18 +22,30 @@ T load(const unsigned char* p) {
 
 std::string format_element(const unsigned char* p, DType t) {
   switch (t) {
-    case DType::Bool: return load<bool>(p) ? "true" : "false";
-    case DType::Int8: return std::to_string(load<std::int8_t>(p));
-    case DType::Int16: return std::to_string(load<std::int16_t>(p));
-    case DType::Int32: return std::to_string(load<std::int32_t>(p));
-    case DType::Int64: return std::to_string(load<std::int64_t>(p));
-    case DType::UInt8: return std::to_string(load<std::uint8_t>(p));
-    case DType::UInt16: return std::to_string(load<std::uint16_t>(p));
-    case DType::UInt32: return std::to_string(load<std::uint32_t>(p));
-    case DType::UInt64: return std::to_string(load<std::uint64_t>(p));
-    case DType::Float32: return float_text(load<float>(p));
-    case DType::Float64: return float_text(load<double>(p));
-    default: return "null";
+    case DType::Bool:
+      return load<bool>(p) ? "true" : "false";
+    case DType::Int8:
+      return std::to_string(load<std::int8_t>(p));
+    case DType::Int16:
+      return std::to_string(load<std::int16_t>(p));
+    case DType::Int32:
+      return std::to_string(load<std::int32_t>(p));
+    case DType::Int64:
+      return std::to_string(load<std::int64_t>(p));
+    case DType::UInt8:
+      return std::to_string(load<std::uint8_t>(p));
+    case DType::UInt16:
+      return std::to_string(load<std::uint16_t>(p));
+    case DType::UInt32:
+      return std::to_string(load<std::uint32_t>(p));
+    case DType::UInt64:
+      return std::to_string(load<std::uint64_t>(p));
+    case DType::Float32:
+      return float_text(load<float>(p));
+    case DType::Float64:
+      return float_text(load<double>(p));
+    default:
+      return "null";
   }
 }
 

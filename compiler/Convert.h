@@ -34,30 +34,59 @@ inline bool convert_exact(V v, DType t, unsigned char* out) {
     // Range checks before casting floats to integers (the cast itself would be undefined).
     auto in_range = [&](double lo, double hi) { return !std::isnan(v) && v >= lo && v <= hi; };
     switch (t) {
-      case DType::Int8: if (!in_range(-128, 127)) return false; break;
-      case DType::Int16: if (!in_range(-32768, 32767)) return false; break;
-      case DType::Int32: if (!in_range(-2147483648.0, 2147483647.0)) return false; break;
-      case DType::Int64: if (!in_range(-9.2233720368547758e18, 9.2233720368547748e18)) return false; break;
-      case DType::UInt8: if (!in_range(0, 255)) return false; break;
-      case DType::UInt16: if (!in_range(0, 65535)) return false; break;
-      case DType::UInt32: if (!in_range(0, 4294967295.0)) return false; break;
-      case DType::UInt64: if (!in_range(0, 1.8446744073709550e19)) return false; break;
-      default: break;
+      case DType::Int8:
+        if (!in_range(-128, 127)) return false;
+        break;
+      case DType::Int16:
+        if (!in_range(-32768, 32767)) return false;
+        break;
+      case DType::Int32:
+        if (!in_range(-2147483648.0, 2147483647.0)) return false;
+        break;
+      case DType::Int64:
+        if (!in_range(-9.2233720368547758e18, 9.2233720368547748e18)) return false;
+        break;
+      case DType::UInt8:
+        if (!in_range(0, 255)) return false;
+        break;
+      case DType::UInt16:
+        if (!in_range(0, 65535)) return false;
+        break;
+      case DType::UInt32:
+        if (!in_range(0, 4294967295.0)) return false;
+        break;
+      case DType::UInt64:
+        if (!in_range(0, 1.8446744073709550e19)) return false;
+        break;
+      default:
+        break;
     }
   }
   switch (t) {
-    case DType::Bool: return put(static_cast<bool>(v));
-    case DType::Int8: return put(static_cast<std::int8_t>(v));
-    case DType::Int16: return put(static_cast<std::int16_t>(v));
-    case DType::Int32: return put(static_cast<std::int32_t>(v));
-    case DType::Int64: return put(static_cast<std::int64_t>(v));
-    case DType::UInt8: return put(static_cast<std::uint8_t>(v));
-    case DType::UInt16: return put(static_cast<std::uint16_t>(v));
-    case DType::UInt32: return put(static_cast<std::uint32_t>(v));
-    case DType::UInt64: return put(static_cast<std::uint64_t>(v));
-    case DType::Float32: return put(static_cast<float>(v));
-    case DType::Float64: return put(static_cast<double>(v));
-    default: return false;
+    case DType::Bool:
+      return put(static_cast<bool>(v));
+    case DType::Int8:
+      return put(static_cast<std::int8_t>(v));
+    case DType::Int16:
+      return put(static_cast<std::int16_t>(v));
+    case DType::Int32:
+      return put(static_cast<std::int32_t>(v));
+    case DType::Int64:
+      return put(static_cast<std::int64_t>(v));
+    case DType::UInt8:
+      return put(static_cast<std::uint8_t>(v));
+    case DType::UInt16:
+      return put(static_cast<std::uint16_t>(v));
+    case DType::UInt32:
+      return put(static_cast<std::uint32_t>(v));
+    case DType::UInt64:
+      return put(static_cast<std::uint64_t>(v));
+    case DType::Float32:
+      return put(static_cast<float>(v));
+    case DType::Float64:
+      return put(static_cast<double>(v));
+    default:
+      return false;
   }
 }
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "compiler/Convert.h"
@@ -32,13 +32,18 @@ struct Buffer {
 /// Converts one JSON number into `t` at `out`, exactly, or fails with the value's pointer.
 void put_number(const InJson& v, DType t, unsigned char* out, const std::string& file, const std::string& ptr) {
   bool ok;
-  if (v.is_number_integer() && !v.is_number_unsigned()) ok = convert_exact(v.get<std::int64_t>(), t, out);
-  else if (v.is_number_unsigned()) ok = v.get<std::uint64_t>() <= INT64_MAX && convert_exact(v.get<std::int64_t>(), t, out);
-  else if (v.is_number_float()) ok = convert_exact(v.get<double>(), t, out);
-  else if (v.is_boolean()) ok = convert_exact(static_cast<std::int64_t>(v.get<bool>()), t, out);
+  if (v.is_number_integer() && !v.is_number_unsigned())
+    ok = convert_exact(v.get<std::int64_t>(), t, out);
+  else if (v.is_number_unsigned())
+    ok = v.get<std::uint64_t>() <= INT64_MAX && convert_exact(v.get<std::int64_t>(), t, out);
+  else if (v.is_number_float())
+    ok = convert_exact(v.get<double>(), t, out);
+  else if (v.is_boolean())
+    ok = convert_exact(static_cast<std::int64_t>(v.get<bool>()), t, out);
   else if (v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity"))
     ok = convert_exact(v == "NaN" ? NAN : v == "Infinity" ? INFINITY : -INFINITY, t, out);
-  else bad_input(file, ptr, fmt::format("expected a number but found {}", v.dump()));
+  else
+    bad_input(file, ptr, fmt::format("expected a number but found {}", v.dump()));
   if (!ok) bad_input(file, ptr, fmt::format("value {} does not convert exactly to {}", v.dump(), to_string(t)));
 }
 
@@ -72,7 +77,8 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
     return 1;
   }
   try {
-    if (!doc.is_object()) bad_input(req.inputs_path, "", "expected an object with \"symbols\", \"scalars\" and \"arrays\"");
+    if (!doc.is_object())
+      bad_input(req.inputs_path, "", "expected an object with \"symbols\", \"scalars\" and \"arrays\"");
     Program program = Program::compile_file(req.sdfg_path, req.options);
     std::map<std::string, Buffer> buffers;
     for (auto& a : program.arguments()) {
@@ -80,7 +86,10 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
       if (a.kind == "array") {
         const InJson* e = entry(doc, "arrays", a.name);
         std::string p = "/arrays/" + pointer_token(a.name);
-        if (!e) bad_input(req.inputs_path, "/arrays", fmt::format("missing array argument \"{}\" ({} [{}]) of program \"{}\"", a.name, a.dtype, fmt::join(a.shape, ", "), program.name()));
+        if (!e)
+          bad_input(req.inputs_path, "/arrays",
+                    fmt::format("missing array argument \"{}\" ({} [{}]) of program \"{}\"", a.name, a.dtype,
+                                fmt::join(a.shape, ", "), program.name()));
         if (!e->is_object() || !e->contains("data") || !(*e)["data"].is_array())
           bad_input(req.inputs_path, p, "expected {\"dtype\", \"shape\", \"data\": [...]}");
         Buffer b;
@@ -93,9 +102,12 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
           bool ok = shape.is_array();
           for (std::size_t i = 0; ok && i < shape.size(); ++i) {
             ok = shape[i].is_number_integer() && shape[i].get<std::int64_t>() >= 0;
-            if (ok) b.shape.push_back(shape[i].get<std::int64_t>()), elements *= static_cast<std::size_t>(b.shape.back());
+            if (ok)
+              b.shape.push_back(shape[i].get<std::int64_t>()), elements *= static_cast<std::size_t>(b.shape.back());
           }
-          if (!ok) bad_input(req.inputs_path, p + "/shape", fmt::format("expected a list of non-negative integers but found {}", shape.dump()));
+          if (!ok)
+            bad_input(req.inputs_path, p + "/shape",
+                      fmt::format("expected a list of non-negative integers but found {}", shape.dump()));
           if (elements != b.count)
             bad_input(req.inputs_path, p + "/shape",
                       fmt::format("shape {} has {} elements but \"data\" has {}", shape.dump(), elements, b.count));
@@ -105,7 +117,9 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
         if (e->contains("dtype")) {
           const InJson& d = (*e)["dtype"];
           declared = d.is_string() ? parse_dtype(d.get<std::string>()) : std::nullopt;
-          if (!declared) bad_input(req.inputs_path, p + "/dtype", fmt::format("unknown dtype {}; expected a DaCe dtype such as \"float64\"", d.dump()));
+          if (!declared)
+            bad_input(req.inputs_path, p + "/dtype",
+                      fmt::format("unknown dtype {}; expected a DaCe dtype such as \"float64\"", d.dump()));
         }
         std::size_t bytes = std::max<std::size_t>(64, (b.count * dtype_size(t) + 63) / 64 * 64);
         b.data.reset(static_cast<unsigned char*>(std::aligned_alloc(64, bytes)));
@@ -124,13 +138,18 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
         const char* section = a.kind == "symbol" ? "symbols" : "scalars";
         const InJson* e = entry(doc, section, a.name);
         if (!e) e = entry(doc, a.kind == "symbol" ? "scalars" : "symbols", a.name);
-        if (!e) bad_input(req.inputs_path, std::string("/") + section, fmt::format("missing {} argument \"{}\" ({}) of program \"{}\"", a.kind, a.name, a.dtype, program.name()));
+        if (!e)
+          bad_input(req.inputs_path, std::string("/") + section,
+                    fmt::format("missing {} argument \"{}\" ({}) of program \"{}\"", a.kind, a.name, a.dtype,
+                                program.name()));
         const InJson& v = e->is_object() && e->contains("value") ? (*e)["value"] : *e;
         std::string p = std::string("/") + section + "/" + pointer_token(a.name) + "/value";
         alignas(16) unsigned char tmp[16];
         put_number(v, t, tmp, req.inputs_path, p);
-        if (v.is_number_float()) program.set_value(a.name, v.get<double>());
-        else program.set_value(a.name, v.get<std::int64_t>());
+        if (v.is_number_float())
+          program.set_value(a.name, v.get<double>());
+        else
+          program.set_value(a.name, v.get<std::int64_t>());
       }
     }
     // Symbols that only size arrays let the program check the arrays it is given.
@@ -153,8 +172,8 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
     for (auto& a : program.arguments()) {
       if (a.kind != "array") continue;
       const Buffer& b = buffers.at(a.name);
-      text += fmt::format("{}\n  \"{}\": {{\"dtype\": \"{}\", \"shape\": [{}], \"data\": [", first ? "" : ",", a.name, a.dtype,
-                          fmt::join(b.shape, ", "));
+      text += fmt::format("{}\n  \"{}\": {{\"dtype\": \"{}\", \"shape\": [{}], \"data\": [", first ? "" : ",", a.name,
+                          a.dtype, fmt::join(b.shape, ", "));
       first = false;
       for (std::size_t i = 0; i < b.count; ++i) {
         if (i) text += ", ";

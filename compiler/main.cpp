@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   // start, hence the re-exec). Set SDFC_NO_HUGEPAGES=1 to opt out.
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (!std::getenv("SDFC_NO_HUGEPAGES") && (!tunables || !std::strstr(tunables, "hugetlb"))) {
-    std::string value = tunables && *tunables ? std::string(tunables) + ":glibc.malloc.hugetlb=1" : "glibc.malloc.hugetlb=1";
+    std::string value =
+        tunables && *tunables ? std::string(tunables) + ":glibc.malloc.hugetlb=1" : "glibc.malloc.hugetlb=1";
     if (setenv("GLIBC_TUNABLES", value.c_str(), 1) == 0 && setenv("SDFC_NO_HUGEPAGES", "1", 1) == 0)
       execv("/proc/self/exe", argv);  // returns only on failure: then just run without
   }

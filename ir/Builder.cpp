@@ -52,7 +52,9 @@ Expr volume_of(const Range& r) {
   Expr v = make_int(1);
   for (auto& d : r) {
     Expr len = make_binary(BinOp::Add, make_binary(BinOp::Sub, d.end, d.start), make_int(1));
-    if (as_constant(d.step) != 1) len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))), d.step);
+    if (as_constant(d.step) != 1)
+      len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))),
+                        d.step);
     v = make_binary(BinOp::Mul, v, len);
   }
   return simplify(v);
@@ -126,8 +128,7 @@ std::pair<int, int> StateBuilder::map(const std::string& label, const std::vecto
 }
 
 int StateBuilder::tasklet(const std::string& label, const std::vector<std::string>& ins,
-                          const std::vector<std::string>& outs, const std::string& code, Language language,
-                          int scope) {
+                          const std::vector<std::string>& outs, const std::string& code, Language language, int scope) {
   auto n = std::make_unique<Node>(NodeKind::Tasklet);
   n->label = label;
   for (auto& c : ins) n->in_connectors.push_back({c, std::nullopt});
@@ -139,8 +140,8 @@ int StateBuilder::tasklet(const std::string& label, const std::vector<std::strin
 }
 
 int StateBuilder::nested(std::unique_ptr<SDFG> inner, const std::vector<std::string>& ins,
-                         const std::vector<std::string>& outs,
-                         const std::map<std::string, std::string>& symbol_mapping, int scope) {
+                         const std::vector<std::string>& outs, const std::map<std::string, std::string>& symbol_mapping,
+                         int scope) {
   auto n = std::make_unique<Node>(NodeKind::NestedSDFG);
   n->label = inner->name;
   for (auto& c : ins) n->in_connectors.push_back({c, std::nullopt});
@@ -272,8 +273,8 @@ SDFGBuilder& SDFGBuilder::symbol(const std::string& name, DType t) {
   return *this;
 }
 
-SDFGBuilder& SDFGBuilder::array(const std::string& name, DType t, const std::vector<std::string>& shape,
-                                bool transient, StorageType storage, Lifetime lifetime) {
+SDFGBuilder& SDFGBuilder::array(const std::string& name, DType t, const std::vector<std::string>& shape, bool transient,
+                                StorageType storage, Lifetime lifetime) {
   if (sdfg_->find_data(name)) builder_error(fmt::format("data \"{}\" declared twice", name));
   DataDesc d;
   d.kind = DataKind::Array;

@@ -26,21 +26,18 @@ class StateBuilder {
   int access(const std::string& data, int scope = -1);
   /// A map entry/exit pair; ranges as "0:N" per parameter. Returns {entry, exit}.
   std::pair<int, int> map(const std::string& label, const std::vector<std::string>& params,
-                          const std::vector<std::string>& ranges,
-                          ScheduleType schedule = ScheduleType::Default, int scope = -1);
+                          const std::vector<std::string>& ranges, ScheduleType schedule = ScheduleType::Default,
+                          int scope = -1);
   /// A tasklet with the given connectors (types inferred from memlets).
-  int tasklet(const std::string& label, const std::vector<std::string>& ins,
-              const std::vector<std::string>& outs, const std::string& code,
-              Language language = Language::Python, int scope = -1);
+  int tasklet(const std::string& label, const std::vector<std::string>& ins, const std::vector<std::string>& outs,
+              const std::string& code, Language language = Language::Python, int scope = -1);
   /// A nested SDFG node; connectors are the nested SDFG's non-transient containers named here.
-  int nested(std::unique_ptr<SDFG> inner, const std::vector<std::string>& ins,
-             const std::vector<std::string>& outs,
+  int nested(std::unique_ptr<SDFG> inner, const std::vector<std::string>& ins, const std::vector<std::string>& outs,
              const std::map<std::string, std::string>& symbol_mapping, int scope = -1);
   /// An edge carrying `subset_text` of `data` ("" data: an empty memlet). Adds the connectors
   /// to map entries/exits (IN_x/OUT_x) when they are missing.
-  void edge(int src, const std::string& src_conn, int dst, const std::string& dst_conn,
-            const std::string& data, const std::string& subset_text,
-            const std::string& wcr = "");
+  void edge(int src, const std::string& src_conn, int dst, const std::string& dst_conn, const std::string& data,
+            const std::string& subset_text, const std::string& wcr = "");
   /// A copy between two access nodes: `src_subset` of src's data to `dst_subset` of dst's.
   void copy(int src, int dst, const std::string& src_subset, const std::string& dst_subset);
 
@@ -70,16 +67,15 @@ class SDFGBuilder {
 
   SDFGBuilder& symbol(const std::string& name, DType t = DType::Int32);
   /// An array with shape expressions such as {"N", "M - 2"}.
-  SDFGBuilder& array(const std::string& name, DType t, const std::vector<std::string>& shape,
-                     bool transient = false, StorageType storage = StorageType::Default,
-                     Lifetime lifetime = Lifetime::Scope);
+  SDFGBuilder& array(const std::string& name, DType t, const std::vector<std::string>& shape, bool transient = false,
+                     StorageType storage = StorageType::Default, Lifetime lifetime = Lifetime::Scope);
   SDFGBuilder& scalar(const std::string& name, DType t, bool transient = false,
                       StorageType storage = StorageType::Default);
   /// Appends a state to the root region (the first one is the start block).
   StateBuilder state(const std::string& label);
   /// Appends a loop `for var = init; cond; var = update` whose body is one new state.
-  StateBuilder loop(const std::string& label, const std::string& var, const std::string& init,
-                    const std::string& cond, const std::string& update);
+  StateBuilder loop(const std::string& label, const std::string& var, const std::string& init, const std::string& cond,
+                    const std::string& update);
   /// An interstate edge between root blocks (by index) with a condition and assignments.
   SDFGBuilder& edge(int src, int dst, const std::string& condition = "1",
                     const std::vector<std::pair<std::string, std::string>>& assignments = {});

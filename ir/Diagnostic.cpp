@@ -16,17 +16,19 @@ UserError::UserError(Diagnostic d) : std::runtime_error(d.str()), diag_(std::mov
 std::string pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
 
 void internal_error(const char* file, int line, const std::string& what) {
   throw std::logic_error(fmt::format(
-      "internal error at {}:{}: {} (this is an sdfc bug; please report it with the input file)",
-      file, line, what));
+      "internal error at {}:{}: {} (this is an sdfc bug; please report it with the input file)", file, line, what));
 }
 
 }  // namespace sdfc

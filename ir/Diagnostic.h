@@ -41,7 +41,7 @@ std::string pointer_token(const std::string& key);
 }  // namespace sdfc
 
 /// Internal invariant: a failure is an sdfc bug, reported with file and line.
-#define SDFC_ASSERT(cond, msg)                                        \
-  do {                                                                \
-    if (!(cond)) ::sdfc::internal_error(__FILE__, __LINE__, (msg));   \
+#define SDFC_ASSERT(cond, msg)                                      \
+  do {                                                              \
+    if (!(cond)) ::sdfc::internal_error(__FILE__, __LINE__, (msg)); \
   } while (0)

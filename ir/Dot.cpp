@@ -18,8 +18,12 @@ constexpr const char* kStreamFills[] = {"#c6dbef", "#fdd0a2", "#c7e9c0", "#fcbba
                                         "#dadaeb", "#e7d4cf", "#f7d0e8", "#c5eef3"};
 constexpr const char* kHostSyncFill = "#ffe08a";
 
-const char* stream_color(int s) { return kStreamColors[s % 8]; }
-const char* stream_fill(int s) { return kStreamFills[s % 8]; }
+const char* stream_color(int s) {
+  return kStreamColors[s % 8];
+}
+const char* stream_fill(int s) {
+  return kStreamFills[s % 8];
+}
 
 /// Long code in a label is cut: a picture is for an overview.
 std::string clip_code(const std::string& code) {
@@ -34,8 +38,10 @@ std::string clip_code(const std::string& code) {
   };
   for (char c : code) {
     if (lines == kMaxLines) break;
-    if (c == '\n') flush();
-    else line += c;
+    if (c == '\n')
+      flush();
+    else
+      line += c;
   }
   if (lines < kMaxLines && !line.empty()) flush();
   if (lines == kMaxLines) out += "...\n";
@@ -60,12 +66,15 @@ class DotWriter {
     if (sdfg.external_sync && !sdfg.sync_streams.empty()) {  // the external-sync pass's entry and exit
       std::vector<std::string> ss;
       for (int x : sdfg.sync_streams) ss.push_back(std::to_string(x));
-      line(1, fmt::format("entry [shape=house, style=filled, fillcolor=\"#dddddd\", label=\"entry: streams {} wait for the caller's "
+      line(1, fmt::format("entry [shape=house, style=filled, fillcolor=\"#dddddd\", label=\"entry: streams {} wait for "
+                          "the caller's "
                           "stream\\n(and the previous call)\"];",
                           fmt::join(ss, ", ")));
-      line(1, fmt::format("exit [shape=invhouse, style=filled, fillcolor=\"#dddddd\", label=\"exit: the caller's stream waits for "
-                          "streams {}\\nand records the cross-call event\"];",
-                          fmt::join(ss, ", ")));
+      line(1,
+           fmt::format(
+               "exit [shape=invhouse, style=filled, fillcolor=\"#dddddd\", label=\"exit: the caller's stream waits for "
+               "streams {}\\nand records the cross-call event\"];",
+               fmt::join(ss, ", ")));
       for (auto& s : starts) line(1, fmt::format("entry -> {} [{}style=bold];", s.in, lhead(s)));
       for (auto& s : sinks) line(1, fmt::format("{} -> exit [{}style=bold];", s.out, ltail(s)));
     }
@@ -90,7 +99,9 @@ class DotWriter {
   };
 
   std::string fresh(const char* prefix) { return fmt::format("{}{}", prefix, next_++); }
-  void line(int indent, const std::string& text) { out_ += std::string(static_cast<std::size_t>(indent) * 2, ' ') + text + "\n"; }
+  void line(int indent, const std::string& text) {
+    out_ += std::string(static_cast<std::size_t>(indent) * 2, ' ') + text + "\n";
+  }
   static std::string ltail(const Anchor& a) { return a.cluster.empty() ? "" : "ltail=" + a.cluster + ", "; }
   static std::string lhead(const Anchor& a) { return a.cluster.empty() ? "" : "lhead=" + a.cluster + ", "; }
 
@@ -99,8 +110,9 @@ class DotWriter {
     std::vector<std::string> names;
     for (int s : streams) names.push_back(fmt::format("stream {}", s));
     std::string id = fresh("sync");
-    line(indent, fmt::format("{} [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"host sync{}\\nwaits for {}\"];",
-                             id, kHostSyncFill, what.empty() ? "" : " " + dot_escape(what), fmt::join(names, ", ")));
+    line(indent,
+         fmt::format("{} [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"host sync{}\\nwaits for {}\"];",
+                     id, kHostSyncFill, what.empty() ? "" : " " + dot_escape(what), fmt::join(names, ", ")));
     return id;
   }
 
@@ -109,10 +121,12 @@ class DotWriter {
   std::pair<std::vector<Anchor>, std::vector<Anchor>> region(const Block& r, int indent) {
     std::vector<Anchor> anchors;
     int start = start_of(r);
-    for (std::size_t b = 0; b < r.blocks.size(); ++b) anchors.push_back(block(*r.blocks[b], indent, static_cast<int>(b) == start));
+    for (std::size_t b = 0; b < r.blocks.size(); ++b)
+      anchors.push_back(block(*r.blocks[b], indent, static_cast<int>(b) == start));
     std::vector<bool> has_out(r.blocks.size(), false);
     for (auto& e : r.cf_edges) {
-      if (e.src < 0 || e.dst < 0 || e.src >= static_cast<int>(anchors.size()) || e.dst >= static_cast<int>(anchors.size()))
+      if (e.src < 0 || e.dst < 0 || e.src >= static_cast<int>(anchors.size()) ||
+          e.dst >= static_cast<int>(anchors.size()))
         continue;
       has_out[static_cast<std::size_t>(e.src)] = true;
       const Anchor& from = anchors[static_cast<std::size_t>(e.src)];
@@ -131,7 +145,8 @@ class DotWriter {
       }
     }
     std::vector<Anchor> starts, sinks;
-    if (start >= 0 && start < static_cast<int>(anchors.size())) starts.push_back(anchors[static_cast<std::size_t>(start)]);
+    if (start >= 0 && start < static_cast<int>(anchors.size()))
+      starts.push_back(anchors[static_cast<std::size_t>(start)]);
     for (std::size_t b = 0; b < anchors.size(); ++b)
       if (!has_out[b]) sinks.push_back(anchors[b]);
     return {starts, sinks};
@@ -148,8 +163,8 @@ class DotWriter {
   }
 
   /// Keeps a region's blocks between the anchors of the cluster that holds it.
-  void enclose(const Anchor& a, const std::pair<std::vector<Anchor>, std::vector<Anchor>>& inner, const std::string& from,
-               int indent) {
+  void enclose(const Anchor& a, const std::pair<std::vector<Anchor>, std::vector<Anchor>>& inner,
+               const std::string& from, int indent) {
     for (auto& s : inner.first) line(indent, fmt::format("{} -> {} [style=invis];", from, s.in));
     for (auto& s : inner.second) line(indent, fmt::format("{} -> {} [style=invis];", s.out, a.out));
     if (inner.first.empty() && inner.second.empty()) line(indent, fmt::format("{} -> {} [style=invis];", from, a.out));
@@ -164,29 +179,38 @@ class DotWriter {
           std::vector<std::string> forked, joined;
           for (int s : b.fork_streams) forked.push_back(std::to_string(s));
           for (auto& [s, e] : b.join_events) joined.push_back(std::to_string(s));
-          title += fmt::format("\\n{}{} from stream 0 (event {})", forked.size() == 1 ? "stream " + forked[0] + " forks" : fmt::format("streams {} fork", fmt::join(forked, ", ")),
+          title += fmt::format("\\n{}{} from stream 0 (event {})",
+                               forked.size() == 1 ? "stream " + forked[0] + " forks"
+                                                  : fmt::format("streams {} fork", fmt::join(forked, ", ")),
                                "", b.fork_event);
           if (!joined.empty())
-            title += fmt::format("; {} into stream 0 at the end", joined.size() == 1 ? "stream " + joined[0] + " joins" : fmt::format("streams {} join", fmt::join(joined, ", ")));
+            title += fmt::format("; {} into stream 0 at the end",
+                                 joined.size() == 1 ? "stream " + joined[0] + " joins"
+                                                    : fmt::format("streams {} join", fmt::join(joined, ", ")));
         }
-        Anchor a = open_cluster(indent, title, "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
+        Anchor a = open_cluster(indent, title,
+                                "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
         dataflow(b, a, indent + 1);
         line(indent, "}");
         return a;
       }
       case BlockKind::Region: {
-        Anchor a = open_cluster(indent, "region " + dot_escape(b.label), std::string("style=dashed; color=\"#777777\"") + (is_start ? "; penwidth=2" : "") + ";");
+        Anchor a =
+            open_cluster(indent, "region " + dot_escape(b.label),
+                         std::string("style=dashed; color=\"#777777\"") + (is_start ? "; penwidth=2" : "") + ";");
         enclose(a, region(b, indent + 1), a.in, indent + 1);
         line(indent, "}");
         return a;
       }
       case BlockKind::Loop: {
-        std::string head = fmt::format("loop {}: {}", b.label,
-                                       b.inverted ? "do ... while (" + b.loop_condition.code + ")"
-                                                  : fmt::format("for ({}; {}; {})", b.init_statement ? b.init_statement->code : "",
-                                                                b.loop_condition.code,
-                                                                b.update_statement ? b.update_statement->code : ""));
-        Anchor a = open_cluster(indent, dot_escape(head), std::string("style=\"rounded,bold\"; color=\"#3366aa\"") + (is_start ? "; penwidth=3" : "") + ";");
+        std::string head = fmt::format(
+            "loop {}: {}", b.label,
+            b.inverted ? "do ... while (" + b.loop_condition.code + ")"
+                       : fmt::format("for ({}; {}; {})", b.init_statement ? b.init_statement->code : "",
+                                     b.loop_condition.code, b.update_statement ? b.update_statement->code : ""));
+        Anchor a = open_cluster(
+            indent, dot_escape(head),
+            std::string("style=\"rounded,bold\"; color=\"#3366aa\"") + (is_start ? "; penwidth=3" : "") + ";");
         std::string from = a.in;
         if (!b.host_waits.empty()) {
           std::string sync = host_sync_node(indent + 1, b.host_waits, "before each loop test");
@@ -198,7 +222,9 @@ class DotWriter {
         return a;
       }
       case BlockKind::Conditional: {
-        Anchor a = open_cluster(indent, "conditional " + dot_escape(b.label), std::string("style=\"rounded,bold\"; color=\"#aa6633\"") + (is_start ? "; penwidth=3" : "") + ";");
+        Anchor a = open_cluster(
+            indent, "conditional " + dot_escape(b.label),
+            std::string("style=\"rounded,bold\"; color=\"#aa6633\"") + (is_start ? "; penwidth=3" : "") + ";");
         std::string from = a.in;
         if (!b.host_waits.empty()) {
           std::string sync = host_sync_node(indent + 1, b.host_waits, "before the conditions");
@@ -240,7 +266,8 @@ class DotWriter {
     scope(st, -1, children, ids, indent, nested_anchor);
     std::vector<bool> has_in(st.nodes.size(), false), has_out(st.nodes.size(), false);
     for (auto& e : st.edges) {
-      if (e.src < 0 || e.dst < 0 || e.src >= static_cast<int>(ids.size()) || e.dst >= static_cast<int>(ids.size())) continue;
+      if (e.src < 0 || e.dst < 0 || e.src >= static_cast<int>(ids.size()) || e.dst >= static_cast<int>(ids.size()))
+        continue;
       std::string label;
       const Memlet& m = e.memlet;
       if (!m.data.empty()) {
@@ -255,7 +282,8 @@ class DotWriter {
       if (e.stream >= 0) {
         // A GPU copy: drawn in its stream's colour.
         streams_.insert(e.stream);
-        attrs.push_back(fmt::format("color=\"{}\", fontcolor=\"{}\", penwidth=2.5", stream_color(e.stream), stream_color(e.stream)));
+        attrs.push_back(fmt::format("color=\"{}\", fontcolor=\"{}\", penwidth=2.5", stream_color(e.stream),
+                                    stream_color(e.stream)));
         attrs.back() += fmt::format(", xlabel=\"copy, stream {}\"", e.stream);
       }
       auto end = [&](int n) {
@@ -275,7 +303,8 @@ class DotWriter {
 
   /// Events between streams (synchronization pass): a dashed edge, in the recording stream's
   /// colour, from the operation that records the event to each operation whose stream waits for it.
-  void events(const Block& st, const std::vector<std::string>& ids, const std::map<int, std::string>& nested_anchor, int indent) {
+  void events(const Block& st, const std::vector<std::string>& ids, const std::map<int, std::string>& nested_anchor,
+              int indent) {
     auto at = [&](int n) {
       auto it = nested_anchor.find(n);
       return it == nested_anchor.end() ? ids[static_cast<std::size_t>(n)] : it->second;
@@ -297,8 +326,9 @@ class DotWriter {
     for (auto& [ev, to] : waits) {
       auto it = recorded.find(ev);
       if (it == recorded.end()) continue;
-      line(indent, fmt::format("{} -> {} [style=dashed, constraint=false, color=\"{}\", fontcolor=\"{}\", label=\"event {}\"];",
-                               it->second.first, to, stream_color(it->second.second), stream_color(it->second.second), ev));
+      line(indent,
+           fmt::format("{} -> {} [style=dashed, constraint=false, color=\"{}\", fontcolor=\"{}\", label=\"event {}\"];",
+                       it->second.first, to, stream_color(it->second.second), stream_color(it->second.second), ev));
       events_drawn_ = true;
     }
   }
@@ -313,13 +343,15 @@ class DotWriter {
       }
       const MapInfo& m = n.map;
       bool kernel = is_gpu_schedule(m.schedule) && n.stream >= 0;
-      std::string title = fmt::format("{} {}[{}] ({})", kernel ? "kernel" : "map", m.label, range_str(m.range), to_string(m.schedule));
+      std::string title =
+          fmt::format("{} {}[{}] ({})", kernel ? "kernel" : "map", m.label, range_str(m.range), to_string(m.schedule));
       if (kernel) title += fmt::format(", stream {}", n.stream);
       line(indent, fmt::format("subgraph {} {{", fresh("cluster_")));
       line(indent + 1, fmt::format("label=\"{}\";", dot_escape(title)));
       if (kernel) {
         streams_.insert(n.stream);
-        line(indent + 1, fmt::format("style=\"filled,rounded\"; fillcolor=\"{}\"; color=\"{}\"; penwidth=2;", stream_fill(n.stream), stream_color(n.stream)));
+        line(indent + 1, fmt::format("style=\"filled,rounded\"; fillcolor=\"{}\"; color=\"{}\"; penwidth=2;",
+                                     stream_fill(n.stream), stream_color(n.stream)));
       } else {
         line(indent + 1, "style=\"rounded\"; color=\"#888888\";");
       }
@@ -329,7 +361,8 @@ class DotWriter {
     }
   }
 
-  void node(const Block& st, int i, const std::vector<std::string>& ids, int indent, std::map<int, std::string>& nested_anchor) {
+  void node(const Block& st, int i, const std::vector<std::string>& ids, int indent,
+            std::map<int, std::string>& nested_anchor) {
     const Node& n = st.node(i);
     const std::string& id = ids[static_cast<std::size_t>(i)];
     switch (n.kind) {
@@ -344,8 +377,8 @@ class DotWriter {
                                 : "exit " + entry.map.label;
         bool kernel = is_gpu_schedule(entry.map.schedule) && entry.stream >= 0;
         std::string fill = kernel ? fmt::format(", style=filled, fillcolor=\"{}\"", stream_fill(entry.stream)) : "";
-        line(indent, fmt::format("{} [shape={}, label=\"{}\"{}];", id, n.kind == NodeKind::MapEntry ? "invtrapezium" : "trapezium",
-                                 dot_escape(label), fill));
+        line(indent, fmt::format("{} [shape={}, label=\"{}\"{}];", id,
+                                 n.kind == NodeKind::MapEntry ? "invtrapezium" : "trapezium", dot_escape(label), fill));
         break;
       }
       case NodeKind::Tasklet: {
@@ -382,13 +415,15 @@ class DotWriter {
     std::string prev;
     for (int s : streams_) {
       std::string id = fmt::format("legend_stream{}", s);
-      line(2, fmt::format("{} [shape=box, style=\"filled,rounded\", fillcolor=\"{}\", color=\"{}\", label=\"GPU stream {}\"];", id,
-                          stream_fill(s), stream_color(s), s));
+      line(2, fmt::format(
+                  "{} [shape=box, style=\"filled,rounded\", fillcolor=\"{}\", color=\"{}\", label=\"GPU stream {}\"];",
+                  id, stream_fill(s), stream_color(s), s));
       if (!prev.empty()) line(2, fmt::format("{} -> {} [style=invis];", prev, id));
       prev = id;
     }
     if (host_syncs_) {
-      line(2, fmt::format("legend_sync [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"host sync\"];", kHostSyncFill));
+      line(2, fmt::format("legend_sync [shape=box, style=\"filled,bold\", fillcolor=\"{}\", label=\"host sync\"];",
+                          kHostSyncFill));
       if (!prev.empty()) line(2, fmt::format("{} -> legend_sync [style=invis];", prev));
       prev = "legend_sync";
     }
@@ -421,6 +456,8 @@ std::string dot_escape(const std::string& text, const char* line_end) {
   return out;
 }
 
-std::string write_dot(const SDFG& sdfg) { return DotWriter().write(sdfg); }
+std::string write_dot(const SDFG& sdfg) {
+  return DotWriter().write(sdfg);
+}
 
 }  // namespace sdfc

@@ -5,7 +5,9 @@
 namespace sdfc {
 namespace {
 
-std::string ex(const Expr& e) { return print_expr(e, Dialect::Plain); }
+std::string ex(const Expr& e) {
+  return print_expr(e, Dialect::Plain);
+}
 
 std::string join(const std::vector<Expr>& v) {
   std::string s;
@@ -47,17 +49,25 @@ class Dumper {
     if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
     region_body(s.root, ind + 1);
     if (s.external_sync)
-      line(ind + 1, fmt::format("entry: the caller's stream waits for the previous call if it changed; {}", s.sync_streams.empty() ? "all work runs on the caller's stream" : "internal" + ints("streams", s.sync_streams) + " wait for the caller's stream"));
+      line(ind + 1, fmt::format("entry: the caller's stream waits for the previous call if it changed; {}",
+                                s.sync_streams.empty()
+                                    ? "all work runs on the caller's stream"
+                                    : "internal" + ints("streams", s.sync_streams) + " wait for the caller's stream"));
     if (s.gpu_exit_sync) line(ind + 1, "return: ordered after all GPU work (exit_call)");
     if (s.external_sync)
-      line(ind + 1, fmt::format("exit: {}the caller's stream records the cross-call event; without an external stream the host waits for it",
-                                s.sync_streams.empty() ? "" : "the caller's stream waits for" + ints("streams", s.sync_streams) + "; "));
+      line(ind + 1,
+           fmt::format(
+               "exit: {}the caller's stream records the cross-call event; without an external stream the host waits "
+               "for it",
+               s.sync_streams.empty() ? "" : "the caller's stream waits for" + ints("streams", s.sync_streams) + "; "));
     for (auto& ws : s.workspaces)
-      line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}", to_string(ws.storage),
-                                ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment, join_names(ws.members)));
+      line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}",
+                                to_string(ws.storage), ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment,
+                                join_names(ws.members)));
     if (!s.arena.members.empty())
-      line(ind + 1, fmt::format("arena {} (one allocation per call): {} bytes ({} without sharing), holds {}", to_string(s.arena.storage),
-                                ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
+      line(ind + 1, fmt::format("arena {} (one allocation per call): {} bytes ({} without sharing), holds {}",
+                                to_string(s.arena.storage), ex(s.arena.bytes), ex(s.arena.unshared_bytes),
+                                join_names(s.arena.members)));
   }
 
   static std::string join_names(const std::vector<std::string>& names) {
@@ -67,8 +77,10 @@ class Dumper {
   }
 
   static std::string data(const std::string& n, const DataDesc& d) {
-    std::string s = fmt::format("{} {}: {}[{}]", d.transient ? "transient" : "data", n, to_string(d.dtype), join(d.shape));
-    if (d.kind == DataKind::Scalar) s = fmt::format("{} {}: {} scalar", d.transient ? "transient" : "data", n, to_string(d.dtype));
+    std::string s =
+        fmt::format("{} {}: {}[{}]", d.transient ? "transient" : "data", n, to_string(d.dtype), join(d.shape));
+    if (d.kind == DataKind::Scalar)
+      s = fmt::format("{} {}: {} scalar", d.transient ? "transient" : "data", n, to_string(d.dtype));
     if (d.kind == DataKind::Array) {
       auto c = c_order_strides(d.shape);
       bool c_order = c.size() == d.strides.size();
@@ -81,7 +93,8 @@ class Dumper {
     }
     s += fmt::format(" storage={} lifetime={}", to_string(d.storage), to_string(d.lifetime));
     if (d.pool) s += " pool";
-    if (d.place == DataDesc::Place::State && d.place_state) s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);
+    if (d.place == DataDesc::Place::State && d.place_state)
+      s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);
     if (d.place == DataDesc::Place::MapScope) s += fmt::format(" allocated-in-scope {}", d.place_scope);
     if (d.workspace_offset) s += " workspace-offset " + ex(d.workspace_offset);
     if (d.arena_offset) s += " arena-offset " + ex(d.arena_offset);
@@ -109,17 +122,21 @@ class Dumper {
     switch (b.kind) {
       case BlockKind::State:
         line(ind, fmt::format("state {} \"{}\"", id, b.label));
-        if (b.fork_event >= 0) line(ind + 1, fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
+        if (b.fork_event >= 0)
+          line(ind + 1,
+               fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
         for (std::size_t i = 0; i < b.nodes.size(); ++i) node(*b.nodes[i], static_cast<int>(i), ind + 1);
         for (auto& e : b.edges) edge(b, e, ind + 1);
-        for (auto& [st, ev] : b.join_events) line(ind + 1, fmt::format("join: event {} on stream {}, waited by stream 0", ev, st));
+        for (auto& [st, ev] : b.join_events)
+          line(ind + 1, fmt::format("join: event {} on stream {}, waited by stream 0", ev, st));
         break;
       case BlockKind::Region:
         line(ind, fmt::format("region {} \"{}\"", id, b.label));
         region_body(b, ind + 1);
         break;
       case BlockKind::Loop: {
-        std::string s = fmt::format("loop {} \"{}\" {}{}", id, b.label, b.inverted ? "do-while" : "while", waits(b.host_waits));
+        std::string s =
+            fmt::format("loop {} \"{}\" {}{}", id, b.label, b.inverted ? "do-while" : "while", waits(b.host_waits));
         s += fmt::format(" ({}{}; {}; {})", b.loop_variable.empty() ? "" : b.loop_variable + ": ",
                          b.init_statement ? b.init_statement->code : "", b.loop_condition.code,
                          b.update_statement ? b.update_statement->code : "");
@@ -134,9 +151,15 @@ class Dumper {
           region_body(*body, ind + 2);
         }
         break;
-      case BlockKind::Break: line(ind, fmt::format("break {}", id)); break;
-      case BlockKind::Continue: line(ind, fmt::format("continue {}", id)); break;
-      case BlockKind::Return: line(ind, fmt::format("return {}", id)); break;
+      case BlockKind::Break:
+        line(ind, fmt::format("break {}", id));
+        break;
+      case BlockKind::Continue:
+        line(ind, fmt::format("continue {}", id));
+        break;
+      case BlockKind::Return:
+        line(ind, fmt::format("return {}", id));
+        break;
     }
   }
 
@@ -156,20 +179,26 @@ class Dumper {
                           events(n.wait_events, n.record_event);
     std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
     switch (n.kind) {
-      case NodeKind::Access: line(ind, fmt::format("[{}] access {}{}{}", id, n.data, scope, decided)); break;
+      case NodeKind::Access:
+        line(ind, fmt::format("[{}] access {}{}{}", id, n.data, scope, decided));
+        break;
       case NodeKind::MapEntry: {
         std::string ps;
         for (std::size_t i = 0; i < n.map.params.size(); ++i)
           ps += fmt::format("{}{}={}", i ? ", " : "", n.map.params[i], range_str({n.map.range[i]}));
-        std::string s = fmt::format("[{}] map {}[{}] schedule={}{}{}", id, n.map.label, ps, to_string(n.map.schedule), scope, decided);
+        std::string s = fmt::format("[{}] map {}[{}] schedule={}{}{}", id, n.map.label, ps, to_string(n.map.schedule),
+                                    scope, decided);
         if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
         line(ind, s);
         break;
       }
-      case NodeKind::MapExit: line(ind, fmt::format("[{}] map_exit of {}", id, n.scope_entry)); break;
+      case NodeKind::MapExit:
+        line(ind, fmt::format("[{}] map_exit of {}", id, n.scope_entry));
+        break;
       case NodeKind::Tasklet:
         line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}{}: {}", id, n.label, to_string(n.code.language),
-                              connectors(n.in_connectors), connectors(n.out_connectors), scope, decided, quote_lines(n.code.code)));
+                              connectors(n.in_connectors), connectors(n.out_connectors), scope, decided,
+                              quote_lines(n.code.code)));
         break;
       case NodeKind::NestedSDFG: {
         std::string m;
@@ -186,7 +215,8 @@ class Dumper {
     std::string s = fmt::format("{}{} -> {}{}", e.src, e.src_conn ? ":" + *e.src_conn : "", e.dst,
                                 e.dst_conn ? ":" + *e.dst_conn : "");
     const Memlet& m = e.memlet;
-    if (m.data.empty()) s += "  (empty)";
+    if (m.data.empty())
+      s += "  (empty)";
     else {
       s += "  " + m.data + (m.subset ? "[" + range_str(*m.subset) + "]" : "");
       if (m.other_subset) s += " -> [" + range_str(*m.other_subset) + "]";

@@ -15,7 +15,9 @@ namespace sdfc {
 // ---------------------------------------------------------------------------------------------
 // Construction
 
-Expr make_node(ExprNode n) { return std::make_shared<const ExprNode>(std::move(n)); }
+Expr make_node(ExprNode n) {
+  return std::make_shared<const ExprNode>(std::move(n));
+}
 
 Expr make_int(std::int64_t v, std::optional<DType> t) {
   ExprNode n{ExprKind::Int};
@@ -90,9 +92,7 @@ struct Parser {
   [[noreturn]] void fail(std::size_t at, const std::string& msg) { throw ExprSyntaxError(at, msg); }
 
   void skip_ws() {
-    while (pos < src.size() && (src[pos] == ' ' || src[pos] == '\t' || src[pos] == '\n' ||
-                                src[pos] == '\r'))
-      ++pos;
+    while (pos < src.size() && (src[pos] == ' ' || src[pos] == '\t' || src[pos] == '\n' || src[pos] == '\r')) ++pos;
   }
   bool peek(std::string_view tok) {
     skip_ws();
@@ -110,8 +110,7 @@ struct Parser {
     return true;
   }
   void expect(std::string_view tok) {
-    if (!accept(tok))
-      fail(pos, fmt::format("expected '{}' but found {}", tok, describe_here()));
+    if (!accept(tok)) fail(pos, fmt::format("expected '{}' but found {}", tok, describe_here()));
   }
   std::string describe_here() {
     skip_ws();
@@ -122,8 +121,7 @@ struct Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& p) : p(p) {
-      if (++p.depth > kMaxDepth)
-        p.fail(p.pos, fmt::format("expression nested deeper than {} levels", kMaxDepth));
+      if (++p.depth > kMaxDepth) p.fail(p.pos, fmt::format("expression nested deeper than {} levels", kMaxDepth));
     }
     ~DepthGuard() { --p.depth; }
   };
@@ -176,9 +174,8 @@ struct Parser {
 
   std::optional<CmpOp> cmp_op() {
     skip_ws();
-    static const std::pair<std::string_view, CmpOp> ops[] = {
-        {"<=", CmpOp::Le}, {">=", CmpOp::Ge}, {"==", CmpOp::Eq}, {"!=", CmpOp::Ne},
-        {"<", CmpOp::Lt},  {">", CmpOp::Gt}};
+    static const std::pair<std::string_view, CmpOp> ops[] = {{"<=", CmpOp::Le}, {">=", CmpOp::Ge}, {"==", CmpOp::Eq},
+                                                             {"!=", CmpOp::Ne}, {"<", CmpOp::Lt},  {">", CmpOp::Gt}};
     for (auto& [t, op] : ops) {
       if (src.substr(pos, t.size()) == t && !(t.size() == 1 && src.substr(pos, 2) == "<<") &&
           !(t.size() == 1 && src.substr(pos, 2) == ">>")) {
@@ -222,11 +219,23 @@ struct Parser {
     skip_ws();
     auto at = [&](std::string_view t) { return src.substr(pos, t.size()) == t; };
     switch (level) {
-      case 0: if (at("|") && !at("||")) return BinOp::BitOr; break;
-      case 1: if (at("^")) return BinOp::BitXor; break;
-      case 2: if (at("&") && !at("&&")) return BinOp::BitAnd; break;
-      case 3: if (at("<<")) return BinOp::LShift; if (at(">>")) return BinOp::RShift; break;
-      case 4: if (at("+")) return BinOp::Add; if (at("-")) return BinOp::Sub; break;
+      case 0:
+        if (at("|") && !at("||")) return BinOp::BitOr;
+        break;
+      case 1:
+        if (at("^")) return BinOp::BitXor;
+        break;
+      case 2:
+        if (at("&") && !at("&&")) return BinOp::BitAnd;
+        break;
+      case 3:
+        if (at("<<")) return BinOp::LShift;
+        if (at(">>")) return BinOp::RShift;
+        break;
+      case 4:
+        if (at("+")) return BinOp::Add;
+        if (at("-")) return BinOp::Sub;
+        break;
       case 5:
         if (at("**")) return std::nullopt;
         if (at("//")) return BinOp::FloorDiv;
@@ -288,9 +297,7 @@ struct Parser {
 
   std::string parse_name() {
     std::size_t start = pos;
-    while (pos < src.size() &&
-           (std::isalnum(static_cast<unsigned char>(src[pos])) || src[pos] == '_'))
-      ++pos;
+    while (pos < src.size() && (std::isalnum(static_cast<unsigned char>(src[pos])) || src[pos] == '_')) ++pos;
     return std::string(src.substr(start, pos - start));
   }
 
@@ -404,8 +411,8 @@ struct Parser {
     expect(")");
     // symbol($N, dtype=dace.int64) is a typed symbol
     if (name == "symbol") {
-      if (n.args.size() != 2 || n.kwnames != std::vector<std::string>{"dtype"} ||
-          n.args[0]->kind != ExprKind::Symbol || n.args[1]->kind != ExprKind::Symbol)
+      if (n.args.size() != 2 || n.kwnames != std::vector<std::string>{"dtype"} || n.args[0]->kind != ExprKind::Symbol ||
+          n.args[1]->kind != ExprKind::Symbol)
         fail(start, "expected symbol($NAME, dtype=dace.TYPE)");
       auto t = parse_dtype(n.args[1]->name);
       if (!t) fail(start, fmt::format("unknown dtype '{}' in symbol()", n.args[1]->name));
@@ -421,38 +428,60 @@ struct Parser {
 // Binding strength, higher binds tighter (Python's order).
 int precedence(const ExprNode& e) {
   switch (e.kind) {
-    case ExprKind::IfExp: return 1;
-    case ExprKind::BoolOp: return e.op == static_cast<int>(BoolOpKind::Or) ? 2 : 3;
-    case ExprKind::Compare: return 5;
+    case ExprKind::IfExp:
+      return 1;
+    case ExprKind::BoolOp:
+      return e.op == static_cast<int>(BoolOpKind::Or) ? 2 : 3;
+    case ExprKind::Compare:
+      return 5;
     case ExprKind::Unary:
       return e.op == static_cast<int>(UnaryOp::Not) ? 4 : 12;
     case ExprKind::Binary:
       switch (static_cast<BinOp>(e.op)) {
-        case BinOp::BitOr: return 6;
-        case BinOp::BitXor: return 7;
-        case BinOp::BitAnd: return 8;
-        case BinOp::LShift: case BinOp::RShift: return 9;
-        case BinOp::Add: case BinOp::Sub: return 10;
-        case BinOp::Mul: case BinOp::Div: case BinOp::FloorDiv: case BinOp::Mod: return 11;
-        case BinOp::Pow: return 13;
+        case BinOp::BitOr:
+          return 6;
+        case BinOp::BitXor:
+          return 7;
+        case BinOp::BitAnd:
+          return 8;
+        case BinOp::LShift:
+        case BinOp::RShift:
+          return 9;
+        case BinOp::Add:
+        case BinOp::Sub:
+          return 10;
+        case BinOp::Mul:
+        case BinOp::Div:
+        case BinOp::FloorDiv:
+        case BinOp::Mod:
+          return 11;
+        case BinOp::Pow:
+          return 13;
       }
       return 0;
     case ExprKind::Int:
     case ExprKind::Float:
       // a negative literal prints with a leading '-'
       return (e.kind == ExprKind::Int ? e.ival < 0 : std::signbit(e.fval)) ? 12 : 15;
-    default: return 15;
+    default:
+      return 15;
   }
 }
 
 const char* cmpop_text(CmpOp op) {
   switch (op) {
-    case CmpOp::Lt: return "<";
-    case CmpOp::Le: return "<=";
-    case CmpOp::Gt: return ">";
-    case CmpOp::Ge: return ">=";
-    case CmpOp::Eq: return "==";
-    case CmpOp::Ne: return "!=";
+    case CmpOp::Lt:
+      return "<";
+    case CmpOp::Le:
+      return "<=";
+    case CmpOp::Gt:
+      return ">";
+    case CmpOp::Ge:
+      return ">=";
+    case CmpOp::Eq:
+      return "==";
+    case CmpOp::Ne:
+      return "!=";
   }
   return "?";
 }
@@ -490,7 +519,8 @@ struct Printer {
         if (dialect == Dialect::Typed && e.dtype) s += int_suffix(*e.dtype);
         return s;
       }
-      case ExprKind::Float: return float_text(e);
+      case ExprKind::Float:
+        return float_text(e);
       case ExprKind::Bool:
         return cpp ? (e.ival ? "true" : "false") : (e.ival ? "True" : "False");
       case ExprKind::Symbol:
@@ -511,7 +541,8 @@ struct Printer {
         auto op = static_cast<BinOp>(e.op);
         int p = precedence(e);
         // Small constant integer powers print as products (N * N), as C++ would write them.
-        if (cpp && op == BinOp::Pow && e.args[1]->kind == ExprKind::Int && e.args[1]->ival >= 2 && e.args[1]->ival <= 4) {
+        if (cpp && op == BinOp::Pow && e.args[1]->kind == ExprKind::Int && e.args[1]->ival >= 2 &&
+            e.args[1]->ival <= 4) {
           std::string base = wrap(e.args[0], 12);
           std::string s = base;
           for (std::int64_t k = 1; k < e.args[1]->ival; ++k) s += " * " + base;
@@ -519,7 +550,9 @@ struct Printer {
         }
         if (cpp && (op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::Pow))
           return fmt::format("sdfc::rt::{}({}, {})",
-                             op == BinOp::FloorDiv ? "floordiv" : op == BinOp::Mod ? "floormod" : "pow",
+                             op == BinOp::FloorDiv ? "floordiv"
+                             : op == BinOp::Mod    ? "floormod"
+                                                   : "pow",
                              print(e.args[0]), print(e.args[1]));
         // Left-associative: the right operand needs parentheses at equal precedence.
         // Power is right-associative: the other way round.
@@ -528,8 +561,7 @@ struct Printer {
         return fmt::format("{} {} {}", wrap(e.args[0], lp), binop_text(op), wrap(e.args[1], rp));
       }
       case ExprKind::Compare:
-        return fmt::format("{} {} {}", wrap(e.args[0], 6), cmpop_text(static_cast<CmpOp>(e.op)),
-                           wrap(e.args[1], 6));
+        return fmt::format("{} {} {}", wrap(e.args[0], 6), cmpop_text(static_cast<CmpOp>(e.op)), wrap(e.args[1], 6));
       case ExprKind::BoolOp: {
         bool is_and = e.op == static_cast<int>(BoolOpKind::And);
         const char* t = cpp ? (is_and ? " && " : " || ") : (is_and ? " and " : " or ");
@@ -542,10 +574,8 @@ struct Printer {
         return s;
       }
       case ExprKind::IfExp:
-        if (cpp)
-          return fmt::format("({} ? {} : {})", print(e.args[0]), print(e.args[1]), print(e.args[2]));
-        return fmt::format("{} if {} else {}", wrap(e.args[1], 2), wrap(e.args[0], 2),
-                           wrap(e.args[2], 1));
+        if (cpp) return fmt::format("({} ? {} : {})", print(e.args[0]), print(e.args[1]), print(e.args[2]));
+        return fmt::format("{} if {} else {}", wrap(e.args[1], 2), wrap(e.args[0], 2), wrap(e.args[2], 1));
       case ExprKind::Call: {
         std::string s = cpp ? cpp_function(e.name) + "(" : e.name + "(";
         for (std::size_t i = 0; i < e.args.size(); ++i) {
@@ -570,10 +600,9 @@ struct Printer {
 
   static std::string cpp_function(const std::string& name) {
     static const std::map<std::string, std::string> known = {
-        {"Max", "sdfc::rt::max"},       {"Min", "sdfc::rt::min"},
-        {"int_floor", "sdfc::rt::floordiv"}, {"int_ceil", "sdfc::rt::ceildiv"},
-        {"Mod", "sdfc::rt::floormod"},  {"Abs", "sdfc::rt::abs"},
-        {"floor", "sdfc::rt::floor"},   {"ceiling", "sdfc::rt::ceil"},
+        {"Max", "sdfc::rt::max"},          {"Min", "sdfc::rt::min"},      {"int_floor", "sdfc::rt::floordiv"},
+        {"int_ceil", "sdfc::rt::ceildiv"}, {"Mod", "sdfc::rt::floormod"}, {"Abs", "sdfc::rt::abs"},
+        {"floor", "sdfc::rt::floor"},      {"ceiling", "sdfc::rt::ceil"},
     };
     auto it = known.find(name);
     return it == known.end() ? name : it->second;
@@ -614,8 +643,10 @@ std::optional<Poly> poly_add(Poly a, const Poly& b, std::int64_t sign) {
   for (auto& [m, c] : b.terms) {
     std::int64_t sc, sum;
     if (mul_overflows(c, sign, sc) || __builtin_add_overflow(a.terms[m], sc, &sum)) return std::nullopt;
-    if (sum == 0) a.terms.erase(m);
-    else a.terms[m] = sum;
+    if (sum == 0)
+      a.terms.erase(m);
+    else
+      a.terms[m] = sum;
   }
   return a;
 }
@@ -630,8 +661,10 @@ std::optional<Poly> poly_mul(const Poly& a, const Poly& b) {
       Monomial mono(m.begin(), m.end());
       std::int64_t c, sum;
       if (mul_overflows(ca, cb, c) || __builtin_add_overflow(r.terms[mono], c, &sum)) return std::nullopt;
-      if (sum == 0) r.terms.erase(mono);
-      else r.terms[mono] = sum;
+      if (sum == 0)
+        r.terms.erase(mono);
+      else
+        r.terms[mono] = sum;
     }
   }
   return r;
@@ -639,8 +672,10 @@ std::optional<Poly> poly_mul(const Poly& a, const Poly& b) {
 
 std::optional<Poly> to_poly(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::Int: return poly_const(e->ival);
-    case ExprKind::Symbol: return poly_atom(e);
+    case ExprKind::Int:
+      return poly_const(e->ival);
+    case ExprKind::Symbol:
+      return poly_atom(e);
     case ExprKind::Unary: {
       auto op = static_cast<UnaryOp>(e->op);
       if (op != UnaryOp::Neg && op != UnaryOp::Plus) break;
@@ -657,8 +692,7 @@ std::optional<Poly> to_poly(const Expr& e) {
         if (op == BinOp::Mul) return poly_mul(*a, *b);
         return poly_add(*a, *b, op == BinOp::Add ? 1 : -1);
       }
-      if (op == BinOp::Pow && e->args[1]->kind == ExprKind::Int && e->args[1]->ival >= 0 &&
-          e->args[1]->ival <= 8) {
+      if (op == BinOp::Pow && e->args[1]->kind == ExprKind::Int && e->args[1]->ival >= 0 && e->args[1]->ival <= 8) {
         auto a = to_poly(e->args[0]);
         if (!a) return std::nullopt;
         Poly r = poly_const(1);
@@ -682,7 +716,8 @@ std::optional<Poly> to_poly(const Expr& e) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return poly_atom(e);
 }
@@ -704,11 +739,16 @@ Expr from_poly(const Poly& p) {
       negate = true;
       c = -c;
     }
-    if (!term) term = make_int(c);
-    else if (c == -1) term = make_unary(UnaryOp::Neg, term);
-    else if (c != 1) term = make_binary(BinOp::Mul, make_int(c), term);
-    if (!sum) sum = term;
-    else sum = make_binary(negate ? BinOp::Sub : BinOp::Add, sum, term);
+    if (!term)
+      term = make_int(c);
+    else if (c == -1)
+      term = make_unary(UnaryOp::Neg, term);
+    else if (c != 1)
+      term = make_binary(BinOp::Mul, make_int(c), term);
+    if (!sum)
+      sum = term;
+    else
+      sum = make_binary(negate ? BinOp::Sub : BinOp::Add, sum, term);
   }
   return sum;
 }
@@ -729,18 +769,30 @@ Expr simplify_children(const Expr& e) {
 
 const char* binop_text(BinOp op) {
   switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::BitAnd: return "&";
-    case BinOp::BitOr: return "|";
-    case BinOp::BitXor: return "^";
-    case BinOp::LShift: return "<<";
-    case BinOp::RShift: return ">>";
+    case BinOp::Add:
+      return "+";
+    case BinOp::Sub:
+      return "-";
+    case BinOp::Mul:
+      return "*";
+    case BinOp::Div:
+      return "/";
+    case BinOp::FloorDiv:
+      return "//";
+    case BinOp::Mod:
+      return "%";
+    case BinOp::Pow:
+      return "**";
+    case BinOp::BitAnd:
+      return "&";
+    case BinOp::BitOr:
+      return "|";
+    case BinOp::BitXor:
+      return "^";
+    case BinOp::LShift:
+      return "<<";
+    case BinOp::RShift:
+      return ">>";
   }
   return "?";
 }
@@ -750,8 +802,12 @@ Expr parse_expr(std::string_view text, Dialect dialect) {
   return p.parse_all();
 }
 
-std::string print_expr(const Expr& e, Dialect dialect) { return Printer{dialect, false}.print(e); }
-std::string print_cpp(const Expr& e) { return Printer{Dialect::Plain, true}.print(e); }
+std::string print_expr(const Expr& e, Dialect dialect) {
+  return Printer{dialect, false}.print(e);
+}
+std::string print_cpp(const Expr& e) {
+  return Printer{Dialect::Plain, true}.print(e);
+}
 
 Expr substitute(const Expr& e, const std::map<std::string, Expr>& repl) {
   if (e->kind == ExprKind::Symbol) {
@@ -775,9 +831,8 @@ Expr simplify(const Expr& e) {
   if (s->kind == ExprKind::Binary || s->kind == ExprKind::Unary) {
     auto p = to_poly(s);
     // An expression that is a single opaque atom stays as it is.
-    if (p && !(p->terms.size() == 1 && p->terms.begin()->second == 1 &&
-               p->terms.begin()->first.size() == 1 && p->terms.begin()->first[0].second == 1 &&
-               p->atoms.at(p->terms.begin()->first[0].first) == s))
+    if (p && !(p->terms.size() == 1 && p->terms.begin()->second == 1 && p->terms.begin()->first.size() == 1 &&
+               p->terms.begin()->first[0].second == 1 && p->atoms.at(p->terms.begin()->first[0].first) == s))
       return from_poly(*p);
   }
   return s;
@@ -785,8 +840,10 @@ Expr simplify(const Expr& e) {
 
 std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, std::int64_t>& syms) {
   switch (e->kind) {
-    case ExprKind::Int: return e->ival;
-    case ExprKind::Bool: return e->ival;
+    case ExprKind::Int:
+      return e->ival;
+    case ExprKind::Bool:
+      return e->ival;
     case ExprKind::Symbol: {
       auto it = syms.find(e->name);
       if (it == syms.end()) return std::nullopt;
@@ -796,10 +853,14 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
       auto a = evaluate(e->args[0], syms);
       if (!a) return std::nullopt;
       switch (static_cast<UnaryOp>(e->op)) {
-        case UnaryOp::Neg: return -*a;
-        case UnaryOp::Plus: return *a;
-        case UnaryOp::Not: return !*a;
-        case UnaryOp::Invert: return ~*a;
+        case UnaryOp::Neg:
+          return -*a;
+        case UnaryOp::Plus:
+          return *a;
+        case UnaryOp::Not:
+          return !*a;
+        case UnaryOp::Invert:
+          return ~*a;
       }
       return std::nullopt;
     }
@@ -809,14 +870,24 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
       if (!a || !b) return std::nullopt;
       std::int64_t r;
       switch (static_cast<BinOp>(e->op)) {
-        case BinOp::Add: if (__builtin_add_overflow(*a, *b, &r)) return std::nullopt; return r;
-        case BinOp::Sub: if (__builtin_sub_overflow(*a, *b, &r)) return std::nullopt; return r;
-        case BinOp::Mul: if (__builtin_mul_overflow(*a, *b, &r)) return std::nullopt; return r;
+        case BinOp::Add:
+          if (__builtin_add_overflow(*a, *b, &r)) return std::nullopt;
+          return r;
+        case BinOp::Sub:
+          if (__builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
+          return r;
+        case BinOp::Mul:
+          if (__builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
+          return r;
         case BinOp::Div:
           if (*b == 0 || *a % *b != 0) return std::nullopt;
           return *a / *b;
-        case BinOp::FloorDiv: if (*b == 0) return std::nullopt; return floor_div(*a, *b);
-        case BinOp::Mod: if (*b == 0) return std::nullopt; return floor_mod(*a, *b);
+        case BinOp::FloorDiv:
+          if (*b == 0) return std::nullopt;
+          return floor_div(*a, *b);
+        case BinOp::Mod:
+          if (*b == 0) return std::nullopt;
+          return floor_mod(*a, *b);
         case BinOp::Pow: {
           if (*b < 0) return std::nullopt;
           std::int64_t v = 1;
@@ -824,11 +895,18 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
             if (__builtin_mul_overflow(v, *a, &v)) return std::nullopt;
           return v;
         }
-        case BinOp::BitAnd: return *a & *b;
-        case BinOp::BitOr: return *a | *b;
-        case BinOp::BitXor: return *a ^ *b;
-        case BinOp::LShift: if (*b < 0 || *b > 62) return std::nullopt; return *a << *b;
-        case BinOp::RShift: if (*b < 0 || *b > 63) return std::nullopt; return *a >> *b;
+        case BinOp::BitAnd:
+          return *a & *b;
+        case BinOp::BitOr:
+          return *a | *b;
+        case BinOp::BitXor:
+          return *a ^ *b;
+        case BinOp::LShift:
+          if (*b < 0 || *b > 62) return std::nullopt;
+          return *a << *b;
+        case BinOp::RShift:
+          if (*b < 0 || *b > 63) return std::nullopt;
+          return *a >> *b;
       }
       return std::nullopt;
     }
@@ -837,12 +915,18 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
       auto b = evaluate(e->args[1], syms);
       if (!a || !b) return std::nullopt;
       switch (static_cast<CmpOp>(e->op)) {
-        case CmpOp::Lt: return *a < *b;
-        case CmpOp::Le: return *a <= *b;
-        case CmpOp::Gt: return *a > *b;
-        case CmpOp::Ge: return *a >= *b;
-        case CmpOp::Eq: return *a == *b;
-        case CmpOp::Ne: return *a != *b;
+        case CmpOp::Lt:
+          return *a < *b;
+        case CmpOp::Le:
+          return *a <= *b;
+        case CmpOp::Gt:
+          return *a > *b;
+        case CmpOp::Ge:
+          return *a >= *b;
+        case CmpOp::Eq:
+          return *a == *b;
+        case CmpOp::Ne:
+          return *a != *b;
       }
       return std::nullopt;
     }
@@ -878,7 +962,8 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
       if (v.size() == 1 && (f == "floor" || f == "ceiling" || f == "int")) return v[0];
       return std::nullopt;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -904,7 +989,8 @@ bool equal(const Expr& a, const Expr& b) {
   // A symbol's dtype is a spelling (`N` and `symbol($N, dtype=dace.int64)` are one symbol, as
   // in DaCe, whose symbols are sympy symbols compared by name).
   if (a->kind != b->kind || a->op != b->op || a->ival != b->ival || a->name != b->name ||
-      (a->kind != ExprKind::Symbol && a->dtype != b->dtype) || a->args.size() != b->args.size() || a->kwnames != b->kwnames)
+      (a->kind != ExprKind::Symbol && a->dtype != b->dtype) || a->args.size() != b->args.size() ||
+      a->kwnames != b->kwnames)
     return false;
   if (a->kind == ExprKind::Float && a->fval != b->fval) return false;
   for (std::size_t i = 0; i < a->args.size(); ++i)

@@ -54,8 +54,7 @@ enum class Dialect {
 
 /// A syntax error inside an expression; `offset` is the 0-based character position.
 struct ExprSyntaxError : std::runtime_error {
-  ExprSyntaxError(std::size_t offset, const std::string& what)
-      : std::runtime_error(what), offset(offset) {}
+  ExprSyntaxError(std::size_t offset, const std::string& what) : std::runtime_error(what), offset(offset) {}
   std::size_t offset;
 };
 

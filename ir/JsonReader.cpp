@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 #include "ir/Diagnostic.h"
 
@@ -32,8 +32,10 @@ struct TooDeep {
 
 std::string json_kind(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return j.get<bool>() ? "true" : "false";
     case Json::value_t::string: {
       std::string s = j.get<std::string>();
       if (s.size() > 40) s = s.substr(0, 40) + "...";
@@ -41,15 +43,21 @@ std::string json_kind(const Json& j) {
     }
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return fmt::format("the number {}", j.dump());
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    default: return "a value of another kind";
+    case Json::value_t::number_float:
+      return fmt::format("the number {}", j.dump());
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    default:
+      return "a value of another kind";
   }
 }
 
 /// A type name from the file as a message quotes it: "Weird", or what was found instead of a string.
-std::string type_name(const Json& j) { return j.is_string() ? fmt::format("\"{}\"", j.get<std::string>().substr(0, 60)) : json_kind(j); }
+std::string type_name(const Json& j) {
+  return j.is_string() ? fmt::format("\"{}\"", j.get<std::string>().substr(0, 60)) : json_kind(j);
+}
 
 /// Walks the JSON document, building the IR; `ptr` is the JSON pointer of the current value.
 class Reader {
@@ -61,7 +69,8 @@ class Reader {
   }
 
   std::unique_ptr<SDFG> read_root(const Json& j) {
-    if (!j.is_object()) fail("", fmt::format("expected an SDFG (a JSON object with \"type\": \"SDFG\") but found {}", json_kind(j)));
+    if (!j.is_object())
+      fail("", fmt::format("expected an SDFG (a JSON object with \"type\": \"SDFG\") but found {}", json_kind(j)));
     auto t = j.find("type");
     if (t == j.end() || !t->is_string() || *t != "SDFG")
       fail("/type", fmt::format("expected \"SDFG\" at the top level but found {}; is this a DaCe .sdfg file?",
@@ -82,9 +91,7 @@ class Reader {
   Dialect dialect_ = Dialect::Typed;
   mutable std::unordered_map<std::string, Expr> exprs_;
 
-  static std::string at(const std::string& ptr, const std::string& key) {
-    return ptr + "/" + pointer_token(key);
-  }
+  static std::string at(const std::string& ptr, const std::string& key) { return ptr + "/" + pointer_token(key); }
   static std::string at(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
 
   const Json& require(const Json& obj, const std::string& ptr, const char* key) const {
@@ -121,7 +128,8 @@ class Reader {
     fail(ptr(), fmt::format("expected {} (a non-negative index) but found {}", what, json_kind(j)));
   }
   int index(const Json& j, const std::string& ptr, const char* what) const {
-    return index(j, [&] { return ptr; }, what);
+    return index(
+        j, [&] { return ptr; }, what);
   }
 
   /// Attributes not consumed by the reader go to `extra`.
@@ -141,7 +149,8 @@ class Reader {
     const std::string* text = j.is_string() ? j.get_ptr<const std::string*>() : nullptr;
     std::string number;
     if (!text) {
-      if (!j.is_number_integer()) fail(ptr(), fmt::format("expected {} (an expression string) but found {}", what, json_kind(j)));
+      if (!j.is_number_integer())
+        fail(ptr(), fmt::format("expected {} (an expression string) but found {}", what, json_kind(j)));
       number = j.dump();
       text = &number;
     }
@@ -154,11 +163,13 @@ class Reader {
       exprs_.emplace(*text, e);
       return e;
     } catch (const ExprSyntaxError& e) {
-      fail(ptr(), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(*text), e.what(), e.offset + 1));
+      fail(ptr(),
+           fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(*text), e.what(), e.offset + 1));
     }
   }
   Expr expr(const Json& j, const std::string& ptr, const char* what) const {
-    return expr_at(j, [&] { return ptr; }, what);
+    return expr_at(
+        j, [&] { return ptr; }, what);
   }
   std::vector<Expr> expr_list(const Json& j, const std::string& ptr, const char* what) const {
     array(j, ptr, what);
@@ -184,7 +195,8 @@ class Reader {
     if (auto l = j.find("language"); l != j.end()) {
       std::string lang = string(*l, at(ptr, "language"), "a language name");
       auto parsed = parse_language(lang);
-      if (!parsed) fail(at(ptr, "language"), fmt::format("unsupported code language \"{}\"; expected Python or CPP", lang));
+      if (!parsed)
+        fail(at(ptr, "language"), fmt::format("unsupported code language \"{}\"; expected Python or CPP", lang));
       c.language = *parsed;
     }
     return c;
@@ -196,7 +208,8 @@ class Reader {
   Range indices(const Json& j, const PtrFn& ptr) const {
     auto it = j.find("indices");
     if (it == j.end()) fail(ptr(), "missing required key \"indices\" of an Indices subset");
-    if (!it->is_array()) fail(at(ptr(), "indices"), fmt::format("expected a list of indices (an array) but found {}", json_kind(*it)));
+    if (!it->is_array())
+      fail(at(ptr(), "indices"), fmt::format("expected a list of indices (an array) but found {}", json_kind(*it)));
     Range out;
     for (std::size_t i = 0; i < it->size(); ++i) {
       Expr x = expr_at((*it)[i], [&] { return at(at(ptr(), "indices"), i); }, "an index");
@@ -210,18 +223,21 @@ class Reader {
     if (!j.is_object()) fail(ptr(), fmt::format("expected a Range (an object) but found {}", json_kind(j)));
     auto t = j.find("type");
     if (t != j.end() && (!t->is_string() || (*t != "Range" && *t != "Indices")))
-      fail(at(ptr(), "type"), fmt::format("unsupported subset type {}; expected \"Range\" or \"Indices\"", type_name(*t)));
+      fail(at(ptr(), "type"),
+           fmt::format("unsupported subset type {}; expected \"Range\" or \"Indices\"", type_name(*t)));
     if (t != j.end() && *t == "Indices") return indices(j, ptr);
     auto rs_it = j.find("ranges");
     if (rs_it == j.end()) fail(ptr(), "missing required key \"ranges\"");
     const Json& rs = *rs_it;
-    if (!rs.is_array()) fail(at(ptr(), "ranges"), fmt::format("expected a list of ranges (an array) but found {}", json_kind(rs)));
+    if (!rs.is_array())
+      fail(at(ptr(), "ranges"), fmt::format("expected a list of ranges (an array) but found {}", json_kind(rs)));
     Range out;
     out.reserve(rs.size());
     for (std::size_t i = 0; i < rs.size(); ++i) {
       const Json& dim = rs[i];
       auto p = [&] { return at(at(ptr(), "ranges"), i); };
-      if (!dim.is_object()) fail(p(), fmt::format("expected a range dimension (an object) but found {}", json_kind(dim)));
+      if (!dim.is_object())
+        fail(p(), fmt::format("expected a range dimension (an object) but found {}", json_kind(dim)));
       auto field = [&](const char* k) -> const Json* {
         auto it = dim.find(k);
         return it == dim.end() ? nullptr : &*it;
@@ -231,12 +247,18 @@ class Reader {
       if (!start) fail(p(), "missing required key \"start\"");
       if (!end) fail(p(), "missing required key \"end\"");
       RangeDim d;
-      d.start = expr_at(*start, [&] { return at(p(), "start"); }, "a range start");
-      d.end = expr_at(*end, [&] { return at(p(), "end"); }, "a range end");
+      d.start = expr_at(
+          *start, [&] { return at(p(), "start"); }, "a range start");
+      d.end = expr_at(
+          *end, [&] { return at(p(), "end"); }, "a range end");
       const Json* step = field("step");
       const Json* tile = field("tile");
-      d.step = step ? expr_at(*step, [&] { return at(p(), "step"); }, "a range step") : make_int(1);
-      d.tile = tile ? expr_at(*tile, [&] { return at(p(), "tile"); }, "a range tile") : make_int(1);
+      d.step = step ? expr_at(
+                          *step, [&] { return at(p(), "step"); }, "a range step")
+                    : make_int(1);
+      d.tile = tile ? expr_at(
+                          *tile, [&] { return at(p(), "tile"); }, "a range tile")
+                    : make_int(1);
       out.push_back(std::move(d));
     }
     return out;
@@ -280,7 +302,8 @@ class Reader {
     if (auto a = attrs.find("arg_names"); a != attrs.end()) {
       std::string p = at(ap, "arg_names");
       array(*a, p, "the argument names");
-      for (std::size_t i = 0; i < a->size(); ++i) sdfg->arg_names.push_back(string((*a)[i], at(p, i), "an argument name"));
+      for (std::size_t i = 0; i < a->size(); ++i)
+        sdfg->arg_names.push_back(string((*a)[i], at(p, i), "an argument name"));
     }
     auto frame_code = [&](const char* key, CodeBlock& out) {
       auto c = attrs.find(key);
@@ -291,7 +314,8 @@ class Reader {
         if (it.key() != "frame") {
           CodeBlock other = code(it.value(), at(p, it.key()), "code");
           if (!other.code.empty())
-            fail(at(p, it.key()), fmt::format("unsupported {} for target \"{}\"; only \"frame\" code is supported", key, it.key()));
+            fail(at(p, it.key()),
+                 fmt::format("unsupported {} for target \"{}\"; only \"frame\" code is supported", key, it.key()));
           continue;
         }
         out = code(it.value(), at(p, "frame"), "code");
@@ -305,11 +329,11 @@ class Reader {
     frame_code("exit_code", sdfg->exit_code);
     if (auto c = attrs.find("constants_prop"); c != attrs.end() && !c->is_null() && !(c->is_object() && c->empty()))
       fail(at(ap, "constants_prop"), "unsupported SDFG constants (constants_prop); inline them as symbols or literals");
-    sdfg->extra = rest(attrs, {"name", "_arrays", "symbols", "arg_names", "global_code", "init_code",
-                               "exit_code", "constants_prop"});
+    sdfg->extra = rest(
+        attrs, {"name", "_arrays", "symbols", "arg_names", "global_code", "init_code", "exit_code", "constants_prop"});
     if (auto v = j.find("dace_version"); v != j.end() && v->is_string()) sdfg->dace_version = v->get<std::string>();
-    sdfg->top_extra = rest(j, {"type", "attributes", "nodes", "edges", "collapsed", "label", "id",
-                               "cfg_list_id", "start_block", "dace_version", "start_state", "sdfg_list_id"});
+    sdfg->top_extra = rest(j, {"type", "attributes", "nodes", "edges", "collapsed", "label", "id", "cfg_list_id",
+                               "start_block", "dace_version", "start_state", "sdfg_list_id"});
     read_region_body(j, ptr, sdfg->root, depth);
     return sdfg;
   }
@@ -318,8 +342,10 @@ class Reader {
     object(j, ptr, "a data descriptor");
     DataDesc d;
     std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a data descriptor type");
-    if (type == "Array") d.kind = DataKind::Array;
-    else if (type == "Scalar") d.kind = DataKind::Scalar;
+    if (type == "Array")
+      d.kind = DataKind::Array;
+    else if (type == "Scalar")
+      d.kind = DataKind::Scalar;
     else
       fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar", type));
     std::string ap = at(ptr, "attributes");
@@ -338,37 +364,45 @@ class Reader {
     if (auto s = attrs.find("storage"); s != attrs.end()) {
       std::string v = string(*s, at(ap, "storage"), "a storage type");
       auto st = parse_storage(v);
-      if (!st) fail(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
+      if (!st)
+        fail(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
       d.storage = *st;
     }
     if (auto s = attrs.find("lifetime"); s != attrs.end()) {
       std::string v = string(*s, at(ap, "lifetime"), "a lifetime");
       auto lt = parse_lifetime(v);
-      if (!lt) fail(at(ap, "lifetime"), fmt::format("unknown lifetime \"{}\"; expected one of {}", v, lifetime_names()));
+      if (!lt)
+        fail(at(ap, "lifetime"), fmt::format("unknown lifetime \"{}\"; expected one of {}", v, lifetime_names()));
       d.lifetime = *lt;
     }
     if (auto p = attrs.find("pool"); p != attrs.end()) d.pool = boolean(*p, at(ap, "pool"), "pool");
     if (auto o = attrs.find("optional"); o != attrs.end() && !o->is_null())
       d.optional_ = boolean(*o, at(ap, "optional"), "optional");
     if (d.kind == DataKind::Array) {
-      if (auto s = attrs.find("strides"); s != attrs.end()) d.strides = expr_list(*s, at(ap, "strides"), "strides");
-      else d.strides = c_order_strides(d.shape);
+      if (auto s = attrs.find("strides"); s != attrs.end())
+        d.strides = expr_list(*s, at(ap, "strides"), "strides");
+      else
+        d.strides = c_order_strides(d.shape);
       if (d.strides.size() != d.shape.size())
         fail(at(ap, "strides"), fmt::format("expected {} strides (one per dimension of the shape) but found {}",
                                             d.shape.size(), d.strides.size()));
-      if (auto t = attrs.find("total_size"); t != attrs.end()) d.total_size = expr(*t, at(ap, "total_size"), "a total size");
-      else d.total_size = product(d.shape);
-      if (auto o = attrs.find("offset"); o != attrs.end()) d.offset = expr_list(*o, at(ap, "offset"), "offsets");
-      else d.offset.assign(d.shape.size(), make_int(0));
+      if (auto t = attrs.find("total_size"); t != attrs.end())
+        d.total_size = expr(*t, at(ap, "total_size"), "a total size");
+      else
+        d.total_size = product(d.shape);
+      if (auto o = attrs.find("offset"); o != attrs.end())
+        d.offset = expr_list(*o, at(ap, "offset"), "offsets");
+      else
+        d.offset.assign(d.shape.size(), make_int(0));
       if (d.offset.size() != d.shape.size())
         fail(at(ap, "offset"), fmt::format("expected {} offsets (one per dimension of the shape) but found {}",
                                            d.shape.size(), d.offset.size()));
-      if (auto s = attrs.find("start_offset"); s != attrs.end() && !(s->is_number() && s->get<double>() == 0) &&
-                                                 !(s->is_string() && *s == "0"))
+      if (auto s = attrs.find("start_offset");
+          s != attrs.end() && !(s->is_number() && s->get<double>() == 0) && !(s->is_string() && *s == "0"))
         fail(at(ap, "start_offset"), "unsupported non-zero start_offset (pre-padding) on an array");
     }
-    d.extra = rest(attrs, {"dtype", "shape", "transient", "storage", "lifetime", "pool", "optional",
-                           "strides", "total_size", "offset"});
+    d.extra = rest(attrs, {"dtype", "shape", "transient", "storage", "lifetime", "pool", "optional", "strides",
+                           "total_size", "offset"});
     return d;
   }
 
@@ -383,8 +417,10 @@ class Reader {
     for (std::size_t i = 0; i < edges.size(); ++i) region.cf_edges.push_back(interstate_edge(edges[i], at(ep, i)));
     region.start_block = 0;
     const char* sk = j.contains("start_block") ? "start_block" : "start_state";
-    if (auto s = j.find(sk); s != j.end() && !s->is_null()) region.start_block = index(*s, at(ptr, sk), "the start block");
-    else region.start_block = -1;  // DaCe: the first source block
+    if (auto s = j.find(sk); s != j.end() && !s->is_null())
+      region.start_block = index(*s, at(ptr, sk), "the start block");
+    else
+      region.start_block = -1;  // DaCe: the first source block
   }
 
   InterstateEdge interstate_edge(const Json& j, const std::string& ptr) const {
@@ -413,13 +449,15 @@ class Reader {
       std::string p = at(ip, "assignments");
       object(*a, p, "symbol assignments");
       for (auto it = a->begin(); it != a->end(); ++it) {
-        std::string v = it.value().is_string() ? it.value().get<std::string>()
-                                              : (it.value().is_number() ? it.value().dump()
-                                                                         : string(it.value(), at(p, it.key()), "an assignment"));
+        std::string v =
+            it.value().is_string()
+                ? it.value().get<std::string>()
+                : (it.value().is_number() ? it.value().dump() : string(it.value(), at(p, it.key()), "an assignment"));
         try {
           parse_expr(v, Dialect::Plain);
         } catch (const ExprSyntaxError& err) {
-          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(v), err.what(), err.offset + 1));
+          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(v), err.what(),
+                                            err.offset + 1));
         }
         e.assignments.emplace_back(it.key(), v);
       }
@@ -433,7 +471,8 @@ class Reader {
     try {
       parse_expr(c.code, Dialect::Plain);
     } catch (const ExprSyntaxError& err) {
-      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(c.code), err.what(), err.offset + 1));
+      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(c.code), err.what(),
+                            err.offset + 1));
     }
   }
 
@@ -441,18 +480,25 @@ class Reader {
     object(j, ptr, "a control-flow block");
     std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a block type");
     std::unique_ptr<Block> b;
-    if (type == "SDFGState") b = std::make_unique<Block>(BlockKind::State);
+    if (type == "SDFGState")
+      b = std::make_unique<Block>(BlockKind::State);
     else if (type == "ControlFlowRegion" || type == "NamedRegion" || type == "UnstructuredControlFlow")
       b = std::make_unique<Block>(BlockKind::Region);
-    else if (type == "LoopRegion") b = std::make_unique<Block>(BlockKind::Loop);
-    else if (type == "ConditionalBlock") b = std::make_unique<Block>(BlockKind::Conditional);
-    else if (type == "BreakBlock") b = std::make_unique<Block>(BlockKind::Break);
-    else if (type == "ContinueBlock") b = std::make_unique<Block>(BlockKind::Continue);
-    else if (type == "ReturnBlock") b = std::make_unique<Block>(BlockKind::Return);
+    else if (type == "LoopRegion")
+      b = std::make_unique<Block>(BlockKind::Loop);
+    else if (type == "ConditionalBlock")
+      b = std::make_unique<Block>(BlockKind::Conditional);
+    else if (type == "BreakBlock")
+      b = std::make_unique<Block>(BlockKind::Break);
+    else if (type == "ContinueBlock")
+      b = std::make_unique<Block>(BlockKind::Continue);
+    else if (type == "ReturnBlock")
+      b = std::make_unique<Block>(BlockKind::Return);
     else
       fail(at(ptr, "type"), fmt::format("unsupported control-flow block type \"{}\"; supported: SDFGState, "
                                         "ControlFlowRegion, LoopRegion, ConditionalBlock, BreakBlock, "
-                                        "ContinueBlock, ReturnBlock", type));
+                                        "ContinueBlock, ReturnBlock",
+                                        type));
     b->type_name = type;
     if (auto l = j.find("label"); l != j.end()) b->label = string(*l, at(ptr, "label"), "a label");
     std::string ap = at(ptr, "attributes");
@@ -478,11 +524,12 @@ class Reader {
                                 ? code(attrs["loop_condition"], at(ap, "loop_condition"), "the loop condition")
                                 : CodeBlock{"True", Language::Python};
         check_python(b->loop_condition, at(ap, "loop_condition"));
-        if (auto v = attrs.find("inverted"); v != attrs.end()) b->inverted = boolean(*v, at(ap, "inverted"), "inverted");
+        if (auto v = attrs.find("inverted"); v != attrs.end())
+          b->inverted = boolean(*v, at(ap, "inverted"), "inverted");
         if (auto v = attrs.find("update_before_condition"); v != attrs.end())
           b->update_before_condition = boolean(*v, at(ap, "update_before_condition"), "update_before_condition");
-        b->extra = rest(attrs, {"loop_variable", "init_statement", "update_statement", "loop_condition",
-                                "inverted", "update_before_condition"});
+        b->extra = rest(attrs, {"loop_variable", "init_statement", "update_statement", "loop_condition", "inverted",
+                                "update_before_condition"});
         read_region_body(j, ptr, *b, depth + 1);
         break;
       case BlockKind::Conditional: {
@@ -499,13 +546,16 @@ class Reader {
           }
           auto body = read_block(branches[i][1], at(p, 1), depth + 1);
           if (body->kind != BlockKind::Region)
-            fail(at(at(p, 1), "type"), fmt::format("expected a ControlFlowRegion as branch body but found \"{}\"", body->type_name));
+            fail(at(at(p, 1), "type"),
+                 fmt::format("expected a ControlFlowRegion as branch body but found \"{}\"", body->type_name));
           b->branches.emplace_back(std::move(cond), std::move(body));
         }
         b->extra = rest(attrs, {});
         break;
       }
-      default: b->extra = rest(attrs, {}); break;
+      default:
+        b->extra = rest(attrs, {});
+        break;
     }
     return b;
   }
@@ -517,18 +567,24 @@ class Reader {
     std::string ep = at(ptr, "edges");
     const Json& edges = j.contains("edges") ? array(j["edges"], ep, "a list of dataflow edges") : kEmptyArray;
     state.edges.reserve(edges.size());
-    for (std::size_t i = 0; i < edges.size(); ++i) state.edges.push_back(data_edge(edges[i], [&] { return at(ep, i); }));
+    for (std::size_t i = 0; i < edges.size(); ++i)
+      state.edges.push_back(data_edge(edges[i], [&] { return at(ep, i); }));
   }
 
   std::unique_ptr<Node> read_node(const Json& j, const std::string& ptr, int depth) {
     object(j, ptr, "a dataflow node");
     std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a node type");
     std::unique_ptr<Node> n;
-    if (type == "AccessNode") n = std::make_unique<Node>(NodeKind::Access);
-    else if (type == "MapEntry") n = std::make_unique<Node>(NodeKind::MapEntry);
-    else if (type == "MapExit") n = std::make_unique<Node>(NodeKind::MapExit);
-    else if (type == "Tasklet") n = std::make_unique<Node>(NodeKind::Tasklet);
-    else if (type == "NestedSDFG") n = std::make_unique<Node>(NodeKind::NestedSDFG);
+    if (type == "AccessNode")
+      n = std::make_unique<Node>(NodeKind::Access);
+    else if (type == "MapEntry")
+      n = std::make_unique<Node>(NodeKind::MapEntry);
+    else if (type == "MapExit")
+      n = std::make_unique<Node>(NodeKind::MapExit);
+    else if (type == "Tasklet")
+      n = std::make_unique<Node>(NodeKind::Tasklet);
+    else if (type == "NestedSDFG")
+      n = std::make_unique<Node>(NodeKind::NestedSDFG);
     else {
       std::string detail;
       if (auto c = j.find("classpath"); c != j.end() && c->is_string()) detail = " (" + c->get<std::string>() + ")";
@@ -537,8 +593,10 @@ class Reader {
                                         type, detail));
     }
     if (auto l = j.find("label"); l != j.end()) n->label = string(*l, at(ptr, "label"), "a label");
-    if (auto s = j.find("scope_entry"); s != j.end() && !s->is_null()) n->scope_entry = index(*s, at(ptr, "scope_entry"), "a node index");
-    if (auto s = j.find("scope_exit"); s != j.end() && !s->is_null()) n->scope_exit = index(*s, at(ptr, "scope_exit"), "a node index");
+    if (auto s = j.find("scope_entry"); s != j.end() && !s->is_null())
+      n->scope_entry = index(*s, at(ptr, "scope_entry"), "a node index");
+    if (auto s = j.find("scope_exit"); s != j.end() && !s->is_null())
+      n->scope_exit = index(*s, at(ptr, "scope_exit"), "a node index");
     std::string ap = at(ptr, "attributes");
     const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "node attributes") : kEmptyObject;
     n->in_connectors = connectors(attrs, "in_connectors", ap);
@@ -563,7 +621,9 @@ class Reader {
         if (auto s = attrs.find("schedule"); s != attrs.end()) {
           std::string v = string(*s, at(ap, "schedule"), "a schedule");
           auto sc = parse_schedule(v);
-          if (!sc) fail(at(ap, "schedule"), fmt::format("unknown or unsupported schedule \"{}\"; expected one of {}", v, schedule_names()));
+          if (!sc)
+            fail(at(ap, "schedule"),
+                 fmt::format("unknown or unsupported schedule \"{}\"; expected one of {}", v, schedule_names()));
           m.schedule = *sc;
         }
         if (auto g = attrs.find("gpu_block_size"); g != attrs.end() && !g->is_null()) {
@@ -576,7 +636,8 @@ class Reader {
             m.gpu_block_size.push_back(v.get<int>());
           }
         }
-        n->extra = rest(attrs, {"label", "params", "range", "schedule", "gpu_block_size", "in_connectors", "out_connectors"});
+        n->extra =
+            rest(attrs, {"label", "params", "range", "schedule", "gpu_block_size", "in_connectors", "out_connectors"});
         break;
       }
       case NodeKind::MapExit:
@@ -594,8 +655,10 @@ class Reader {
         }
         if (auto s = attrs.find("state_fields"); s != attrs.end() && s->is_array() && !s->empty())
           fail(at(ap, "state_fields"), "unsupported tasklet state_fields");
-        if (n->code.language == Language::CPP && attrs.contains("label")) n->label = attrs["label"].is_string() ? attrs["label"].get<std::string>() : n->label;
-        n->extra = rest(attrs, {"code", "code_global", "code_init", "code_exit", "state_fields", "in_connectors", "out_connectors"});
+        if (n->code.language == Language::CPP && attrs.contains("label"))
+          n->label = attrs["label"].is_string() ? attrs["label"].get<std::string>() : n->label;
+        n->extra = rest(attrs, {"code", "code_global", "code_init", "code_exit", "state_fields", "in_connectors",
+                                "out_connectors"});
         break;
       }
       case NodeKind::NestedSDFG: {
@@ -624,20 +687,26 @@ class Reader {
       return it == o.end() ? nullptr : &*it;
     };
     if (const Json* t = get(j, "type"); t && *t != "MultiConnectorEdge")
-      fail(at(ptr(), "type"), fmt::format("unsupported dataflow edge type {}; expected \"MultiConnectorEdge\"", type_name(*t)));
+      fail(at(ptr(), "type"),
+           fmt::format("unsupported dataflow edge type {}; expected \"MultiConnectorEdge\"", type_name(*t)));
     DataEdge e;
     const Json* src = get(j, "src");
     const Json* dst = get(j, "dst");
     if (!src) fail(ptr(), "missing required key \"src\"");
     if (!dst) fail(ptr(), "missing required key \"dst\"");
-    e.src = index(*src, [&] { return at(ptr(), "src"); }, "the source node");
-    e.dst = index(*dst, [&] { return at(ptr(), "dst"); }, "the destination node");
-    if (auto c = get(j, "src_connector"); c && !c->is_null()) e.src_conn = string(*c, at(ptr(), "src_connector"), "a connector name");
-    if (auto c = get(j, "dst_connector"); c && !c->is_null()) e.dst_conn = string(*c, at(ptr(), "dst_connector"), "a connector name");
+    e.src = index(
+        *src, [&] { return at(ptr(), "src"); }, "the source node");
+    e.dst = index(
+        *dst, [&] { return at(ptr(), "dst"); }, "the destination node");
+    if (auto c = get(j, "src_connector"); c && !c->is_null())
+      e.src_conn = string(*c, at(ptr(), "src_connector"), "a connector name");
+    if (auto c = get(j, "dst_connector"); c && !c->is_null())
+      e.dst_conn = string(*c, at(ptr(), "dst_connector"), "a connector name");
     const Json* attrs = get(j, "attributes");
     if (!attrs) return e;
     auto ap = [&] { return at(ptr(), "attributes"); };
-    if (!attrs->is_object()) fail(ap(), fmt::format("expected edge attributes (an object) but found {}", json_kind(*attrs)));
+    if (!attrs->is_object())
+      fail(ap(), fmt::format("expected edge attributes (an object) but found {}", json_kind(*attrs)));
     const Json* m = get(*attrs, "data");
     if (!m) return e;
     auto mp = [&] { return at(ap(), "data"); };
@@ -650,19 +719,24 @@ class Reader {
     if (!ma->is_object()) fail(p(), fmt::format("expected memlet attributes (an object) but found {}", json_kind(*ma)));
     Memlet& mem = e.memlet;
     if (auto d = get(*ma, "data"); d && !d->is_null()) {
-      if (!d->is_string()) fail(at(p(), "data"), fmt::format("expected a data container name (a string) but found {}", json_kind(*d)));
+      if (!d->is_string())
+        fail(at(p(), "data"), fmt::format("expected a data container name (a string) but found {}", json_kind(*d)));
       mem.data = *d->template get_ptr<const std::string*>();
     }
     if (auto s = get(*ma, "subset"); s && !s->is_null()) mem.subset = range(*s, [&] { return at(p(), "subset"); });
-    if (auto s = get(*ma, "other_subset"); s && !s->is_null()) mem.other_subset = range(*s, [&] { return at(p(), "other_subset"); });
-    if (auto v = get(*ma, "volume")) mem.volume = expr_at(*v, [&] { return at(p(), "volume"); }, "a volume");
+    if (auto s = get(*ma, "other_subset"); s && !s->is_null())
+      mem.other_subset = range(*s, [&] { return at(p(), "other_subset"); });
+    if (auto v = get(*ma, "volume"))
+      mem.volume = expr_at(
+          *v, [&] { return at(p(), "volume"); }, "a volume");
     if (auto d = get(*ma, "dynamic")) mem.dynamic = boolean(*d, at(p(), "dynamic"), "dynamic");
     if (auto w = get(*ma, "wcr"); w && !w->is_null()) mem.wcr = string(*w, at(p(), "wcr"), "a WCR lambda");
-    if (auto d = get(*ma, "is_data_src"); d && !d->is_null()) mem.is_data_src = boolean(*d, at(p(), "is_data_src"), "is_data_src");
+    if (auto d = get(*ma, "is_data_src"); d && !d->is_null())
+      mem.is_data_src = boolean(*d, at(p(), "is_data_src"), "is_data_src");
     // src_subset, dst_subset and num_accesses are derived; the writer recomputes them.
     if (ma->size() > 0) {
-      static const char* known[] = {"data", "subset", "other_subset", "volume", "dynamic", "wcr", "is_data_src",
-                                    "src_subset", "dst_subset", "num_accesses"};
+      static const char* known[] = {"data", "subset",      "other_subset", "volume",     "dynamic",
+                                    "wcr",  "is_data_src", "src_subset",   "dst_subset", "num_accesses"};
       for (auto it = ma->begin(); it != ma->end(); ++it) {
         bool used = false;
         for (const char* k : known) used |= it.key() == k;
@@ -674,14 +748,16 @@ class Reader {
 };
 
 std::string too_large(const char* what) {
-  return fmt::format("the {} SDFG is larger than {} MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB if the file "
-                     "is real",
-                     what, max_input_bytes() >> 20);
+  return fmt::format(
+      "the {} SDFG is larger than {} MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB if the file "
+      "is real",
+      what, max_input_bytes() >> 20);
 }
 
 std::string gunzip(std::string_view bytes, const std::string& file) {
   z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw UserError(Diagnostic{file, "", 0, 0, "cannot initialize gzip decompression"});
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+    throw UserError(Diagnostic{file, "", 0, 0, "cannot initialize gzip decompression"});
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
   zs.avail_in = static_cast<uInt>(bytes.size());
   std::string out;
@@ -694,7 +770,8 @@ std::string gunzip(std::string_view bytes, const std::string& file) {
     rc = inflate(&zs, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
       inflateEnd(&zs);
-      throw UserError(Diagnostic{file, "", 0, 0, "corrupt gzip data (the file starts like a .sdfgz but does not decompress)"});
+      throw UserError(
+          Diagnostic{file, "", 0, 0, "corrupt gzip data (the file starts like a .sdfgz but does not decompress)"});
     }
     out.append(buf, sizeof buf - zs.avail_out);
     if (out.size() > limit) {
@@ -725,7 +802,8 @@ void line_column(std::string_view text, std::size_t byte, int& line, int& col) {
 std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name) {
   if (bytes.size() > max_input_bytes()) throw UserError(Diagnostic{file_name, "", 0, 0, too_large("input")});
   std::string inflated;
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b) {
     inflated = gunzip(bytes, file_name);
     bytes = inflated;
   }
@@ -755,8 +833,10 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
       for (std::size_t i = 0; i < frames.size() && i < levels; ++i) {
         const Frame& f = frames[i];
         bool innermost = i + 1 == frames.size();
-        if (f.is_array) p += "/" + std::to_string(f.value->size() - (innermost ? 0 : 1));
-        else if (!f.members.empty()) p += "/" + pointer_token(f.members.back().first);
+        if (f.is_array)
+          p += "/" + std::to_string(f.value->size() - (innermost ? 0 : 1));
+        else if (!f.members.empty())
+          p += "/" + pointer_token(f.members.back().first);
       }
       return p;
     }
@@ -849,8 +929,9 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
       const std::string& what = builder.error_text;
       auto colon = what.find(": ", what.find("parse error"));
       auto bracket = what.find("] ");
-      std::string detail = colon != std::string::npos ? what.substr(colon + 2)
-                           : bracket != std::string::npos ? what.substr(bracket + 2) : what;
+      std::string detail = colon != std::string::npos     ? what.substr(colon + 2)
+                           : bracket != std::string::npos ? what.substr(bracket + 2)
+                                                          : what;
       int line = 0, col = 0;
       if (what.find("parse_error") != std::string::npos) line_column(bytes, builder.error_byte, line, col);
       throw UserError(Diagnostic{file_name, "", line, col, "malformed JSON: " + detail});
@@ -889,7 +970,8 @@ std::size_t max_input_bytes() {
 
 std::string read_file_bytes(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError(Diagnostic{path, "", 0, 0, "is a directory, not an SDFG file"});
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(Diagnostic{path, "", 0, 0, "is a directory, not an SDFG file"});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(Diagnostic{path, "", 0, 0, "cannot open the file (does it exist and is it readable?)"});
   // Read in chunks up to the limit: the size of a pipe or a device is not known in advance.
@@ -905,6 +987,8 @@ std::string read_file_bytes(const std::string& path) {
   return out;
 }
 
-std::unique_ptr<SDFG> read_sdfg_file(const std::string& path) { return read_sdfg(read_file_bytes(path), path); }
+std::unique_ptr<SDFG> read_sdfg_file(const std::string& path) {
+  return read_sdfg(read_file_bytes(path), path);
+}
 
 }  // namespace sdfc

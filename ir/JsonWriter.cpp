@@ -178,7 +178,9 @@ class Writer {
     static const char* names[] = {"AccessNode", "MapEntry", "MapExit", "Tasklet", "NestedSDFG"};
     Json a = Json::object();
     switch (n.kind) {
-      case NodeKind::Access: a["data"] = n.data; break;
+      case NodeKind::Access:
+        a["data"] = n.data;
+        break;
       case NodeKind::MapEntry: {
         a["label"] = n.map.label;
         a["params"] = n.map.params;
@@ -187,7 +189,8 @@ class Writer {
         if (!n.map.gpu_block_size.empty()) a["gpu_block_size"] = n.map.gpu_block_size;
         break;
       }
-      case NodeKind::MapExit: break;
+      case NodeKind::MapExit:
+        break;
       case NodeKind::Tasklet:
         a["code"] = code(n.code);
         if (!n.code_global.code.empty()) a["code_global"] = code(n.code_global);
@@ -244,7 +247,9 @@ class Writer {
 
 }  // namespace
 
-Json to_json(const SDFG& sdfg) { return Writer(sdfg.dialect()).sdfg(sdfg, true); }
+Json to_json(const SDFG& sdfg) {
+  return Writer(sdfg.dialect()).sdfg(sdfg, true);
+}
 
 std::string write_sdfg(const SDFG& sdfg, int indent) {
   // Compact output as DaCe writes it (separators=(',', ':')).

@@ -98,7 +98,11 @@ void walk_blocks(B& region, const F& fn) {
 }
 }  // namespace
 
-void for_each_block(const Block& region, const std::function<void(const Block&)>& fn) { walk_blocks(region, fn); }
-void for_each_block(Block& region, const std::function<void(Block&)>& fn) { walk_blocks(region, fn); }
+void for_each_block(const Block& region, const std::function<void(const Block&)>& fn) {
+  walk_blocks(region, fn);
+}
+void for_each_block(Block& region, const std::function<void(Block&)>& fn) {
+  walk_blocks(region, fn);
+}
 
 }  // namespace sdfc

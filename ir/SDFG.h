@@ -107,17 +107,17 @@ struct Node {
   int scope_entry = -1;  ///< id of the enclosing MapEntry (for a MapExit: its own entry)
   int scope_exit = -1;   ///< id of the matching MapExit (MapEntry/MapExit only)
 
-  std::string data;                 ///< Access: container name
-  MapInfo map;                      ///< MapEntry
-  CodeBlock code;                   ///< Tasklet
-  CodeBlock code_global;            ///< Tasklet: C++ emitted at file scope
-  std::unique_ptr<SDFG> sdfg;       ///< NestedSDFG
+  std::string data;                                          ///< Access: container name
+  MapInfo map;                                               ///< MapEntry
+  CodeBlock code;                                            ///< Tasklet
+  CodeBlock code_global;                                     ///< Tasklet: C++ emitted at file scope
+  std::unique_ptr<SDFG> sdfg;                                ///< NestedSDFG
   std::vector<std::pair<std::string, Expr>> symbol_mapping;  ///< NestedSDFG: inner -> outer
   Json extra = Json::object();
 
   // Decisions of passes (not part of DaCe's format; shown by the IR dump).
-  int stream = -1;              ///< stream-assignment: the stream a GPU kernel (MapEntry) runs on
-  std::vector<int> host_waits;  ///< synchronization: streams the host waits for before this node
+  int stream = -1;               ///< stream-assignment: the stream a GPU kernel (MapEntry) runs on
+  std::vector<int> host_waits;   ///< synchronization: streams the host waits for before this node
   std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the kernel
   int record_event = -1;         ///< synchronization: event recorded on its stream after the kernel
 
@@ -143,14 +143,16 @@ struct DataEdge {
   int src = -1, dst = -1;
   std::optional<std::string> src_conn, dst_conn;
   Memlet memlet;
-  int stream = -1;  ///< stream-assignment: the stream of a copy that involves GPU memory
+  int stream = -1;               ///< stream-assignment: the stream of a copy that involves GPU memory
   std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the copy
   int record_event = -1;         ///< synchronization: event recorded on its stream after the copy
 };
 
 /// Whether `conn`, an in-connector of a map entry, is a dynamic range input (DaCe's rule: every
 /// connector not named IN_*): a symbol inside the map whose value its memlet reads at the map.
-inline bool is_dynamic_range_input(const std::string& conn) { return conn.rfind("IN_", 0) != 0; }
+inline bool is_dynamic_range_input(const std::string& conn) {
+  return conn.rfind("IN_", 0) != 0;
+}
 
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
 struct InterstateEdge {
@@ -215,16 +217,16 @@ struct SDFG {
   std::vector<std::pair<std::string, DType>> symbols;    ///< in file order
   std::vector<std::string> arg_names;
   CodeBlock global_code{"", Language::CPP}, init_code{"", Language::CPP}, exit_code{"", Language::CPP};
-  Block root{BlockKind::Region};    ///< the SDFG's own control-flow region
-  std::string dace_version;         ///< root only ("" in nested SDFGs)
-  Json extra = Json::object();      ///< unmodelled SDFG attributes
-  Json top_extra = Json::object();  ///< unmodelled top-level keys (source_files, ...)
-  bool gpu_exit_sync = false;       ///< synchronization: the return orders after all GPU work (root only)
+  Block root{BlockKind::Region};      ///< the SDFG's own control-flow region
+  std::string dace_version;           ///< root only ("" in nested SDFGs)
+  Json extra = Json::object();        ///< unmodelled SDFG attributes
+  Json top_extra = Json::object();    ///< unmodelled top-level keys (source_files, ...)
+  bool gpu_exit_sync = false;         ///< synchronization: the return orders after all GPU work (root only)
   std::vector<Workspace> workspaces;  ///< workspace-layout (root only), ordered by storage
   /// workspace-layout (root, GPU targets): the per-call arena of GPU_Global transients allocated
   /// once per call (members empty: none); allocated at the call's start, freed at its end.
   Workspace arena;
-  int num_events = 0;                 ///< synchronization: events the program uses (root only)
+  int num_events = 0;  ///< synchronization: events the program uses (root only)
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,
   /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits

@@ -6,7 +6,9 @@
 namespace sdfc {
 namespace {
 
-void expr_syms(const Expr& e, std::set<std::string>& out) { free_symbols(e, out); }
+void expr_syms(const Expr& e, std::set<std::string>& out) {
+  free_symbols(e, out);
+}
 
 void range_syms(const Range& r, std::set<std::string>& out) {
   for (auto& d : r) {
@@ -18,7 +20,7 @@ void range_syms(const Range& r, std::set<std::string>& out) {
 
 /// Names a Python statement or expression reads; falls back to identifier tokens when the text
 /// is not a single expression (statements, C++).
-void code_syms(const std::string& code, std::set<std::string>& out) { 
+void code_syms(const std::string& code, std::set<std::string>& out) {
   for (auto& id : identifiers_in(code)) out.insert(id);
 }
 
@@ -62,14 +64,17 @@ struct Collector {
         code_syms(b.loop_condition.code, used);
         region(b);
         break;
-      case BlockKind::Region: region(b); break;
+      case BlockKind::Region:
+        region(b);
+        break;
       case BlockKind::Conditional:
         for (auto& [c, body] : b.branches) {
           if (c) code_syms(c->code, used);
           region(*body);
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -90,7 +95,8 @@ struct Collector {
       case NodeKind::NestedSDFG:
         for (auto& [k, v] : n.symbol_mapping) expr_syms(v, used);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 };
@@ -154,7 +160,8 @@ Signature signature(const SDFG& sdfg) {
   std::vector<Argument> arrays, rest;
   for (auto& [name, d] : sdfg.arrays) {
     if (d.transient) continue;
-    if (d.kind == DataKind::Array) arrays.push_back({name, Argument::Kind::Array, d.dtype, true, &d});
+    if (d.kind == DataKind::Array)
+      arrays.push_back({name, Argument::Kind::Array, d.dtype, true, &d});
     else if (name.rfind("__dace", 0) != 0)
       rest.push_back({name, Argument::Kind::Scalar, d.dtype, d.storage == StorageType::GPU_Global, &d});
   }

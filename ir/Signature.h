@@ -17,13 +17,13 @@ struct Argument {
   std::string name;
   Kind kind;
   DType dtype;
-  bool by_pointer;              ///< arrays, and scalars stored in GPU_Global
+  bool by_pointer;                 ///< arrays, and scalars stored in GPU_Global
   const DataDesc* desc = nullptr;  ///< the container (arrays and scalars)
 };
 
 /// The program's signature.
 struct Signature {
-  std::vector<Argument> args;          ///< DaCe's arglist order
+  std::vector<Argument> args;             ///< DaCe's arglist order
   std::vector<std::string> init_symbols;  ///< the free symbols, sorted (`__dace_init_<name>` parameters)
 };
 

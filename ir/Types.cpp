@@ -25,52 +25,85 @@ struct EnumTable {
   }
 };
 
-constexpr EnumTable<DType, 14> kDTypes{{"bool", "int8", "int16", "int32", "int64", "uint8",
-                                        "uint16", "uint32", "uint64", "float16", "float32",
-                                        "float64", "complex64", "complex128"}};
-constexpr EnumTable<StorageType, 7> kStorage{{"Default", "Register", "CPU_Pinned", "CPU_Heap",
-                                              "CPU_ThreadLocal", "GPU_Global", "GPU_Shared"}};
+constexpr EnumTable<DType, 14> kDTypes{{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                        "uint64", "float16", "float32", "float64", "complex64", "complex128"}};
+constexpr EnumTable<StorageType, 7> kStorage{
+    {"Default", "Register", "CPU_Pinned", "CPU_Heap", "CPU_ThreadLocal", "GPU_Global", "GPU_Shared"}};
 constexpr EnumTable<ScheduleType, 5> kSchedules{
     {"Default", "Sequential", "CPU_Multicore", "GPU_Device", "GPU_ThreadBlock"}};
-constexpr EnumTable<Lifetime, 6> kLifetimes{
-    {"Scope", "State", "SDFG", "Global", "Persistent", "External"}};
+constexpr EnumTable<Lifetime, 6> kLifetimes{{"Scope", "State", "SDFG", "Global", "Persistent", "External"}};
 constexpr EnumTable<Language, 2> kLanguages{{"Python", "CPP"}};
 
 constexpr std::array<std::string_view, 14> kCTypes{
-    "bool",     "int8_t",   "int16_t",        "int",   "int64_t",
-    "uint8_t",  "uint16_t", "unsigned int",   "uint64_t",
-    "dace::float16", "float", "double", "dace::complex64", "dace::complex128"};
+    "bool",         "int8_t",   "int16_t",       "int",   "int64_t", "uint8_t",         "uint16_t",
+    "unsigned int", "uint64_t", "dace::float16", "float", "double",  "dace::complex64", "dace::complex128"};
 constexpr std::array<std::size_t, 14> kSizes{1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
 
 }  // namespace
 
-std::string_view to_string(DType t) { return kDTypes.name(t); }
-std::string_view to_string(StorageType t) { return kStorage.name(t); }
-std::string_view to_string(ScheduleType t) { return kSchedules.name(t); }
-std::string_view to_string(Lifetime t) { return kLifetimes.name(t); }
-std::string_view to_string(Language t) { return kLanguages.name(t); }
+std::string_view to_string(DType t) {
+  return kDTypes.name(t);
+}
+std::string_view to_string(StorageType t) {
+  return kStorage.name(t);
+}
+std::string_view to_string(ScheduleType t) {
+  return kSchedules.name(t);
+}
+std::string_view to_string(Lifetime t) {
+  return kLifetimes.name(t);
+}
+std::string_view to_string(Language t) {
+  return kLanguages.name(t);
+}
 
 std::optional<DType> parse_dtype(std::string_view s) {
   if (s.substr(0, 5) == "dace.") s.remove_prefix(5);
   if (s == "bool_") s = "bool";
   return kDTypes.parse(s);
 }
-std::optional<StorageType> parse_storage(std::string_view s) { return kStorage.parse(s); }
-std::optional<ScheduleType> parse_schedule(std::string_view s) { return kSchedules.parse(s); }
-std::optional<Lifetime> parse_lifetime(std::string_view s) { return kLifetimes.parse(s); }
-std::optional<Language> parse_language(std::string_view s) { return kLanguages.parse(s); }
+std::optional<StorageType> parse_storage(std::string_view s) {
+  return kStorage.parse(s);
+}
+std::optional<ScheduleType> parse_schedule(std::string_view s) {
+  return kSchedules.parse(s);
+}
+std::optional<Lifetime> parse_lifetime(std::string_view s) {
+  return kLifetimes.parse(s);
+}
+std::optional<Language> parse_language(std::string_view s) {
+  return kLanguages.parse(s);
+}
 
-std::string dtype_names() { return kDTypes.list(); }
-std::string storage_names() { return kStorage.list(); }
-std::string schedule_names() { return kSchedules.list(); }
-std::string lifetime_names() { return kLifetimes.list(); }
+std::string dtype_names() {
+  return kDTypes.list();
+}
+std::string storage_names() {
+  return kStorage.list();
+}
+std::string schedule_names() {
+  return kSchedules.list();
+}
+std::string lifetime_names() {
+  return kLifetimes.list();
+}
 
-std::size_t dtype_size(DType t) { return kSizes[static_cast<std::size_t>(t)]; }
-std::string_view dtype_ctype(DType t) { return kCTypes[static_cast<std::size_t>(t)]; }
+std::size_t dtype_size(DType t) {
+  return kSizes[static_cast<std::size_t>(t)];
+}
+std::string_view dtype_ctype(DType t) {
+  return kCTypes[static_cast<std::size_t>(t)];
+}
 
-bool is_integer(DType t) { return t >= DType::Int8 && t <= DType::UInt64; }
-bool is_float(DType t) { return t >= DType::Float16 && t <= DType::Float64; }
-bool is_signed(DType t) { return (t >= DType::Int8 && t <= DType::Int64) || t >= DType::Float16; }
+bool is_integer(DType t) {
+  return t >= DType::Int8 && t <= DType::UInt64;
+}
+bool is_float(DType t) {
+  return t >= DType::Float16 && t <= DType::Float64;
+}
+bool is_signed(DType t) {
+  return (t >= DType::Int8 && t <= DType::Int64) || t >= DType::Float16;
+}
 
 bool is_gpu_storage(StorageType s) {
   return s == StorageType::GPU_Global || s == StorageType::GPU_Shared;

@@ -12,16 +12,38 @@ namespace sdfc {
 
 /// Element types (DaCe typeclass names).
 enum class DType {
-  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
-  Float16, Float32, Float64, Complex64, Complex128,
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128,
 };
 
 enum class StorageType {
-  Default, Register, CPU_Pinned, CPU_Heap, CPU_ThreadLocal, GPU_Global, GPU_Shared,
+  Default,
+  Register,
+  CPU_Pinned,
+  CPU_Heap,
+  CPU_ThreadLocal,
+  GPU_Global,
+  GPU_Shared,
 };
 
 enum class ScheduleType {
-  Default, Sequential, CPU_Multicore, GPU_Device, GPU_ThreadBlock,
+  Default,
+  Sequential,
+  CPU_Multicore,
+  GPU_Device,
+  GPU_ThreadBlock,
 };
 
 enum class Lifetime { Scope, State, SDFG, Global, Persistent, External };

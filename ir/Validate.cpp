@@ -46,16 +46,20 @@ class Validator {
     undefined_symbols(e, {}, ptr, what);
   }
 
-  void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr, const std::string& what) {
+  void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr,
+                         const std::string& what) {
     // Python and sympy names a condition may use without declaring them.
-    static const std::set<std::string> builtins = {"True", "False", "None", "pi", "e", "E", "inf", "nan", "oo", "zoo", "math"};
+    static const std::set<std::string> builtins = {"True", "False", "None", "pi",  "e",   "E",
+                                                   "inf",  "nan",   "oo",   "zoo", "math"};
     std::set<std::string> free;
     free_symbols(e, free);
     for (auto& n : free)
       if (!defined_.count(n) && !scope.count(n) && !builtins.count(n) && n.find('.') == std::string::npos)
-        error(ptr, fmt::format("undefined symbol \"{}\" in {}; declare it in the SDFG's symbols, assign it on an interstate edge, "
-                               "or (inside a map) make it a map parameter",
-                               n, what));
+        error(ptr,
+              fmt::format(
+                  "undefined symbol \"{}\" in {}; declare it in the SDFG's symbols, assign it on an interstate edge, "
+                  "or (inside a map) make it a map parameter",
+                  n, what));
   }
 
   const DataDesc* find_data(const std::string& n) const {
@@ -67,27 +71,31 @@ class Validator {
   static bool valid_name(const std::string& n) {
     if (n.empty() || n == "True" || n == "False" || n == "None") return false;
     if (std::isdigit(static_cast<unsigned char>(n[0]))) return false;
-    return std::all_of(n.begin(), n.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    return std::all_of(n.begin(), n.end(),
+                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
   }
 
   void sdfg_body(const SDFG& s, const std::string& ptr) {
     if (!valid_name(s.name))
-      error(ptr + "/attributes/name", fmt::format("the SDFG name \"{}\" is not a valid name; expected letters, digits and '_', "
-                                                  "not starting with a digit (as DaCe requires)",
-                                                  s.name));
+      error(ptr + "/attributes/name",
+            fmt::format("the SDFG name \"{}\" is not a valid name; expected letters, digits and '_', "
+                        "not starting with a digit (as DaCe requires)",
+                        s.name));
     std::set<std::string> names;
     for (auto& [n, d] : s.arrays) {
       std::string p = ptr + "/attributes/_arrays/" + pointer_token(n);
       if (!valid_name(n))
-        error(p, fmt::format("data container name \"{}\" is not a valid name; expected letters, digits and '_', not starting "
-                             "with a digit (as DaCe requires)",
-                             n));
+        error(p, fmt::format(
+                     "data container name \"{}\" is not a valid name; expected letters, digits and '_', not starting "
+                     "with a digit (as DaCe requires)",
+                     n));
       if (!names.insert(n).second) error(p, fmt::format("two data containers are named \"{}\"; rename one of them", n));
       data_desc(n, d, p);
     }
     std::set<std::string> syms;
     for (auto& [n, t] : s.symbols)
-      if (!syms.insert(n).second) error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
+      if (!syms.insert(n).second)
+        error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
     // Names an expression of this SDFG may use: its symbols, its containers, and the symbols its
     // interstate edges assign and its loops count with (anywhere: DaCe orders them by the
     // control flow, which a file that compiles respects).
@@ -98,7 +106,8 @@ class Validator {
     for (auto& n : assigned_symbols(s)) defined_.insert(n);
     for (auto& [n, d] : s.arrays) {
       std::string p = ptr + "/attributes/_arrays/" + pointer_token(n) + "/attributes/shape/";
-      for (std::size_t i = 0; i < d.shape.size(); ++i) undefined_symbols(d.shape[i], {}, p + std::to_string(i), "the shape of \"" + n + "\"");
+      for (std::size_t i = 0; i < d.shape.size(); ++i)
+        undefined_symbols(d.shape[i], {}, p + std::to_string(i), "the shape of \"" + n + "\"");
     }
     region(s, s.root, ptr);
     defined_.swap(saved_defined);
@@ -114,7 +123,8 @@ class Validator {
     for (std::size_t i = 0; i < d.shape.size(); ++i) {
       auto c = as_constant(d.shape[i]);
       if (c && *c < 0)
-        error(ap + "/shape/" + std::to_string(i), fmt::format("data \"{}\" has a negative extent {} in dimension {}", name, *c, i));
+        error(ap + "/shape/" + std::to_string(i),
+              fmt::format("data \"{}\" has a negative extent {} in dimension {}", name, *c, i));
     }
     if (d.kind == DataKind::Scalar && (d.shape.size() != 1 || as_constant(d.shape[0]) != 1))
       error(ap + "/shape", fmt::format("scalar \"{}\" must have shape [1]", name));
@@ -123,12 +133,19 @@ class Validator {
   void region(const SDFG& s, const Block& r, const std::string& ptr) {
     int n = static_cast<int>(r.blocks.size());
     if (r.start_block >= n || (n > 0 && r.start_block < -1))
-      error(ptr + "/start_block", fmt::format("start block {} does not exist; the region has {} blocks", r.start_block, n));
+      error(ptr + "/start_block",
+            fmt::format("start block {} does not exist; the region has {} blocks", r.start_block, n));
     for (std::size_t i = 0; i < r.cf_edges.size(); ++i) {
       const auto& e = r.cf_edges[i];
       std::string ep = ptr + "/edges/" + std::to_string(i);
-      if (e.src >= n) error(ep + "/src", fmt::format("interstate edge starts at block {}, which does not exist (the region has {} blocks)", e.src, n));
-      if (e.dst >= n) error(ep + "/dst", fmt::format("interstate edge leads to block {}, which does not exist (the region has {} blocks)", e.dst, n));
+      if (e.src >= n)
+        error(ep + "/src",
+              fmt::format("interstate edge starts at block {}, which does not exist (the region has {} blocks)", e.src,
+                          n));
+      if (e.dst >= n)
+        error(ep + "/dst",
+              fmt::format("interstate edge leads to block {}, which does not exist (the region has {} blocks)", e.dst,
+                          n));
       std::set<std::string> seen;
       for (auto& [sym, val] : e.assignments) {
         std::string ap = ep + "/attributes/data/attributes/assignments/" + pointer_token(sym);
@@ -143,9 +160,13 @@ class Validator {
 
   void block(const SDFG& s, const Block& b, const std::string& ptr) {
     switch (b.kind) {
-      case BlockKind::State: state(s, b, ptr); break;
+      case BlockKind::State:
+        state(s, b, ptr);
+        break;
       case BlockKind::Region:
-      case BlockKind::Loop: region(s, b, ptr); break;
+      case BlockKind::Loop:
+        region(s, b, ptr);
+        break;
       case BlockKind::Conditional:
         for (std::size_t i = 0; i < b.branches.size(); ++i) {
           std::string bp = ptr + "/branches/" + std::to_string(i);
@@ -154,7 +175,8 @@ class Validator {
           region(s, *b.branches[i].second, bp + "/1");
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -168,21 +190,25 @@ class Validator {
       const Node& nd = st.node(i);
       std::string np = node_ptr(i);
       if (nd.kind == NodeKind::Access && !find_data(nd.data))
-        error(np + "/attributes/data", fmt::format("access node refers to unknown data \"{}\"; declare it in /attributes/_arrays", nd.data));
+        error(np + "/attributes/data",
+              fmt::format("access node refers to unknown data \"{}\"; declare it in /attributes/_arrays", nd.data));
       if (nd.kind == NodeKind::MapExit) {
         if (nd.scope_entry < 0 || nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)
           error(np + "/scope_entry", fmt::format("map exit \"{}\" has no matching map entry", nd.label));
         else if (st.node(nd.scope_entry).scope_exit != i)
-          error(np + "/scope_entry", fmt::format("map exit \"{}\" names entry {}, but that entry's exit is {}", nd.label, nd.scope_entry, st.node(nd.scope_entry).scope_exit));
+          error(np + "/scope_entry", fmt::format("map exit \"{}\" names entry {}, but that entry's exit is {}",
+                                                 nd.label, nd.scope_entry, st.node(nd.scope_entry).scope_exit));
       } else if (nd.scope_entry >= 0 && (nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)) {
-        error(np + "/scope_entry", fmt::format("node \"{}\" is placed in scope {}, which is not a map entry", nd.label, nd.scope_entry));
+        error(np + "/scope_entry",
+              fmt::format("node \"{}\" is placed in scope {}, which is not a map entry", nd.label, nd.scope_entry));
       }
       if (nd.kind == NodeKind::MapEntry) {
         if (nd.scope_exit < 0 || nd.scope_exit >= n || st.node(nd.scope_exit).kind != NodeKind::MapExit)
           error(np + "/scope_exit", fmt::format("map entry \"{}\" has no matching map exit", nd.label));
         std::set<std::string> ps;
         for (auto& p : nd.map.params)
-          if (!ps.insert(p).second) error(np + "/attributes/params", fmt::format("map parameter \"{}\" appears twice", p));
+          if (!ps.insert(p).second)
+            error(np + "/attributes/params", fmt::format("map parameter \"{}\" appears twice", p));
         // Its range may use the parameters and dynamic range inputs of the maps around it (and
         // its own dynamic inputs).
         std::set<std::string> scope;
@@ -218,18 +244,22 @@ class Validator {
       std::string ep = ptr + "/edges/" + std::to_string(i);
       bool ok = true;
       if (e.src < 0 || e.src >= n) {
-        error(ep + "/src", fmt::format("edge starts at node {}, which does not exist (the state has {} nodes)", e.src, n));
+        error(ep + "/src",
+              fmt::format("edge starts at node {}, which does not exist (the state has {} nodes)", e.src, n));
         ok = false;
       }
       if (e.dst < 0 || e.dst >= n) {
-        error(ep + "/dst", fmt::format("edge ends at node {}, which does not exist (the state has {} nodes)", e.dst, n));
+        error(ep + "/dst",
+              fmt::format("edge ends at node {}, which does not exist (the state has {} nodes)", e.dst, n));
         ok = false;
       }
       std::string mp = ep + "/attributes/data/attributes";
       const DataDesc* desc = nullptr;
       if (!e.memlet.data.empty()) {
         desc = find_data(e.memlet.data);
-        if (!desc) error(mp + "/data", fmt::format("memlet refers to unknown data \"{}\"; declare it in /attributes/_arrays", e.memlet.data));
+        if (!desc)
+          error(mp + "/data",
+                fmt::format("memlet refers to unknown data \"{}\"; declare it in /attributes/_arrays", e.memlet.data));
       }
       // Count connector uses at the valid end of a dangling edge too, so that one broken end
       // is reported once, not again as an unconnected connector.
@@ -241,17 +271,25 @@ class Validator {
       const Node& dst = st.node(e.dst);
       if (e.src_conn) {
         if (!src.find_out(*e.src_conn) && has_connectors(src))
-          error(ep + "/src_connector", fmt::format("edge leaves connector \"{}\", which node {} (\"{}\") does not declare", *e.src_conn, e.src, src.label));
+          error(ep + "/src_connector",
+                fmt::format("edge leaves connector \"{}\", which node {} (\"{}\") does not declare", *e.src_conn, e.src,
+                            src.label));
       } else if (src.kind == NodeKind::Tasklet || src.kind == NodeKind::NestedSDFG) {
         if (!e.memlet.data.empty())
-          error(ep + "/src_connector", fmt::format("edge leaves {} \"{}\" without a connector", src.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", src.label));
+          error(ep + "/src_connector",
+                fmt::format("edge leaves {} \"{}\" without a connector",
+                            src.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", src.label));
       }
       if (e.dst_conn) {
         if (!dst.find_in(*e.dst_conn) && has_connectors(dst))
-          error(ep + "/dst_connector", fmt::format("edge enters connector \"{}\", which node {} (\"{}\") does not declare", *e.dst_conn, e.dst, dst.label));
+          error(ep + "/dst_connector",
+                fmt::format("edge enters connector \"{}\", which node {} (\"{}\") does not declare", *e.dst_conn, e.dst,
+                            dst.label));
       } else if (dst.kind == NodeKind::Tasklet || dst.kind == NodeKind::NestedSDFG) {
         if (!e.memlet.data.empty())
-          error(ep + "/dst_connector", fmt::format("edge enters {} \"{}\" without a connector", dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
+          error(ep + "/dst_connector",
+                fmt::format("edge enters {} \"{}\" without a connector",
+                            dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
       }
       // DaCe skips its bounds check for memlets marked allow_oob.
       auto oob = e.memlet.extra.find("allow_oob");
@@ -263,7 +301,8 @@ class Validator {
         // The other subset indexes the container at the other end of an access-to-access copy.
         const Node& other = e.memlet.is_data_src ? dst : src;
         if (other.kind == NodeKind::Access)
-          if (const DataDesc* od = find_data(other.data)) bounds(*od, other.data, *e.memlet.other_subset, mp + "/other_subset");
+          if (const DataDesc* od = find_data(other.data))
+            bounds(*od, other.data, *e.memlet.other_subset, mp + "/other_subset");
       }
     }
     // Connectors without edges
@@ -272,12 +311,14 @@ class Validator {
       if (!has_connectors(nd)) continue;
       for (std::size_t c = 0; c < nd.in_connectors.size(); ++c)
         if (!in_uses.count({i, nd.in_connectors[c].name}))
-          error(node_ptr(i) + "/attributes/in_connectors/" + pointer_token(nd.in_connectors[c].name),
-                fmt::format("input connector \"{}\" of \"{}\" has no incoming edge", nd.in_connectors[c].name, nd.label));
+          error(
+              node_ptr(i) + "/attributes/in_connectors/" + pointer_token(nd.in_connectors[c].name),
+              fmt::format("input connector \"{}\" of \"{}\" has no incoming edge", nd.in_connectors[c].name, nd.label));
       for (std::size_t c = 0; c < nd.out_connectors.size(); ++c)
         if (!out_uses.count({i, nd.out_connectors[c].name}))
           error(node_ptr(i) + "/attributes/out_connectors/" + pointer_token(nd.out_connectors[c].name),
-                fmt::format("output connector \"{}\" of \"{}\" has no outgoing edge", nd.out_connectors[c].name, nd.label));
+                fmt::format("output connector \"{}\" of \"{}\" has no outgoing edge", nd.out_connectors[c].name,
+                            nd.label));
     }
     cycles(st, succ, ptr);
   }
@@ -290,10 +331,12 @@ class Validator {
         const DataDesc* d = inner.find_data(c.name);
         if (!d)
           error(np + "/attributes/" + key + "/" + pointer_token(c.name),
-                fmt::format("connector \"{}\" of nested SDFG \"{}\" names no data container of the nested SDFG", c.name, inner.name));
+                fmt::format("connector \"{}\" of nested SDFG \"{}\" names no data container of the nested SDFG", c.name,
+                            inner.name));
         else if (d->transient)
           error(np + "/attributes/" + key + "/" + pointer_token(c.name),
-                fmt::format("connector \"{}\" of nested SDFG \"{}\" names a transient of the nested SDFG", c.name, inner.name));
+                fmt::format("connector \"{}\" of nested SDFG \"{}\" names a transient of the nested SDFG", c.name,
+                            inner.name));
       }
     };
     check(nd.in_connectors, "in_connectors");
@@ -313,7 +356,8 @@ class Validator {
       std::string dp = ptr + "/ranges/" + std::to_string(i);
       auto lo = as_constant(r[i].start);
       if (lo && *lo < 0) {
-        error(dp + "/start", fmt::format("subset starts at {} in dimension {} of \"{}\", before its first element", *lo, i, name));
+        error(dp + "/start",
+              fmt::format("subset starts at {} in dimension {} of \"{}\", before its first element", *lo, i, name));
         continue;
       }
       // end <= shape - 1 must hold; a constant positive excess is provably out of bounds.
@@ -321,7 +365,10 @@ class Validator {
       auto key = std::make_pair(r[i].end.get(), d.shape[i].get());
       auto memo = excess_memo_.find(key);
       if (memo == excess_memo_.end())
-        memo = excess_memo_.emplace(key, as_constant(make_binary(BinOp::Sub, r[i].end, make_binary(BinOp::Sub, d.shape[i], make_int(1))))).first;
+        memo = excess_memo_
+                   .emplace(key, as_constant(make_binary(BinOp::Sub, r[i].end,
+                                                         make_binary(BinOp::Sub, d.shape[i], make_int(1)))))
+                   .first;
       auto excess = memo->second;
       if (excess && *excess > 0)
         error(dp + "/end", fmt::format("subset ends at {} in dimension {} of \"{}\", {} past its last index {}",

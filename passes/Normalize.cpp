@@ -36,25 +36,32 @@ struct Normalizer {
 
   void block(SDFG& s, Block& b, bool in_map) {
     switch (b.kind) {
-      case BlockKind::State: state(s, b, in_map); break;
+      case BlockKind::State:
+        state(s, b, in_map);
+        break;
       case BlockKind::Region:
-      case BlockKind::Loop: region(s, b, in_map); break;
+      case BlockKind::Loop:
+        region(s, b, in_map);
+        break;
       case BlockKind::Conditional:
         for (auto& [c, body] : b.branches) region(s, *body, in_map);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
   void state(SDFG& s, Block& st, bool in_map) {
     for (auto& n : st.nodes) {
-      bool nested = in_map || (n->kind == NodeKind::MapExit ? st.node(n->scope_entry).scope_entry >= 0 : n->scope_entry >= 0);
+      bool nested =
+          in_map || (n->kind == NodeKind::MapExit ? st.node(n->scope_entry).scope_entry >= 0 : n->scope_entry >= 0);
       if (n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::Default)
         n->map.schedule = nested ? ScheduleType::Sequential : ScheduleType::CPU_Multicore;
       // Maps inside GPU kernels run as loops in each thread, except GPU_ThreadBlock maps directly
       // inside the kernel map: the code generator runs those on the block's threads when it can.
-      bool thread_block = n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::GPU_ThreadBlock && !in_map &&
-                          n->scope_entry >= 0 && st.node(n->scope_entry).map.schedule == ScheduleType::GPU_Device &&
+      bool thread_block = n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::GPU_ThreadBlock &&
+                          !in_map && n->scope_entry >= 0 &&
+                          st.node(n->scope_entry).map.schedule == ScheduleType::GPU_Device &&
                           st.node(n->scope_entry).scope_entry < 0;
       if (n->kind == NodeKind::MapEntry && n->scope_entry >= 0 && is_gpu_schedule(n->map.schedule) && !thread_block &&
           options.target != Target::CPU)
@@ -84,20 +91,28 @@ struct Normalizer {
 
 const char* to_string(Target t) {
   switch (t) {
-    case Target::CPU: return "cpu";
-    case Target::CUDA: return "cuda";
-    case Target::HIP: return "hip";
+    case Target::CPU:
+      return "cpu";
+    case Target::CUDA:
+      return "cuda";
+    case Target::HIP:
+      return "hip";
   }
   return "?";
 }
 
 const char* to_string(TransientMode m) {
   switch (m) {
-    case TransientMode::AsDeclared: return "as-declared";
-    case TransientMode::Scoped: return "scoped";
-    case TransientMode::Persistent: return "persistent";
-    case TransientMode::Pool: return "pool";
-    case TransientMode::External: return "external";
+    case TransientMode::AsDeclared:
+      return "as-declared";
+    case TransientMode::Scoped:
+      return "scoped";
+    case TransientMode::Persistent:
+      return "persistent";
+    case TransientMode::Pool:
+      return "pool";
+    case TransientMode::External:
+      return "external";
   }
   return "?";
 }
@@ -168,7 +183,8 @@ struct HostReads {
       e.dst = ia + 1;
       e.memlet.data = g;
       Range r;
-      for (auto& ext : d.shape) r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, ext, make_int(1))), make_int(1), make_int(1)});
+      for (auto& ext : d.shape)
+        r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, ext, make_int(1))), make_int(1), make_int(1)});
       e.memlet.subset = r;
       e.memlet.other_subset = r;
       e.memlet.volume = product(d.shape);
@@ -239,16 +255,20 @@ struct HostReads {
       if (b.kind == BlockKind::Loop) {
         for (auto* st : {&b.init_statement, &b.update_statement})
           if (*st && !gpu_reads((*st)->code).empty())
-            throw UserError(Diagnostic{"", bp, 0, 0, fmt::format("loop \"{}\" reads GPU memory in its statements; copy the data to the host first", b.label)});
+            throw UserError(Diagnostic{
+                "", bp, 0, 0,
+                fmt::format("loop \"{}\" reads GPU memory in its statements; copy the data to the host first",
+                            b.label)});
         std::vector<std::string> names = gpu_reads(b.loop_condition.code);
         names.erase(std::unique(names.begin(), names.end()), names.end());
         if (!names.empty()) {
           // The condition is tested before the first iteration and after each: copies before the
           // loop and at the end of its body. A `continue` would skip the latter.
           if (has_continue(b))
-            throw UserError(Diagnostic{"", bp + "/attributes/loop_condition", 0, 0, fmt::format("loop \"{}\" reads GPU memory in its condition and its body has a "
-                                                                 "continue; copy the data to the host at the end of the body first",
-                                                                 b.label)});
+            throw UserError(Diagnostic{"", bp + "/attributes/loop_condition", 0, 0,
+                                       fmt::format("loop \"{}\" reads GPU memory in its condition and its body has a "
+                                                   "continue; copy the data to the host at the end of the body first",
+                                                   b.label)});
           for (auto& g : names) b.loop_condition.code = rename_in_code(b.loop_condition.code, g, host_copy_of(g));
           append_to_body(b, names);
           insert_before(r, k, names, fmt::format("sdfc_copy_for_{}", b.label));
@@ -265,7 +285,10 @@ struct HostReads {
       if (names.empty()) continue;
       Block& src = *r.blocks[static_cast<std::size_t>(e.src)];
       if (src.kind != BlockKind::State)
-        throw UserError(Diagnostic{"", ptr + "/nodes/" + std::to_string(e.src), 0, 0, fmt::format("an interstate edge after \"{}\" reads GPU memory; copy the data to the host in a state first", src.label)});
+        throw UserError(Diagnostic{
+            "", ptr + "/nodes/" + std::to_string(e.src), 0, 0,
+            fmt::format("an interstate edge after \"{}\" reads GPU memory; copy the data to the host in a state first",
+                        src.label)});
       auto copies = copy_state(names, "");
       int base = static_cast<int>(src.nodes.size());
       for (auto& node : copies->nodes) src.nodes.push_back(std::move(node));
@@ -283,7 +306,8 @@ struct HostReads {
       Block& b = *r.blocks[k];
       std::string bp = ptr + "/nodes/" + std::to_string(k);
       if (b.is_region()) region(b, bp);
-      for (std::size_t i = 0; i < b.branches.size(); ++i) region(*b.branches[i].second, bp + "/branches/" + std::to_string(i) + "/1");
+      for (std::size_t i = 0; i < b.branches.size(); ++i)
+        region(*b.branches[i].second, bp + "/branches/" + std::to_string(i) + "/1");
     }
   }
 };

@@ -14,12 +14,13 @@
 namespace sdfc {
 
 struct PipelineHooks {
-  std::string print_after;          ///< a pass name, or "all"; "" = none
+  std::string print_after;           ///< a pass name, or "all"; "" = none
   std::ostream* print_to = nullptr;  ///< where --print-after writes
   bool time_passes = false;
-  std::ostream* time_to = nullptr;   ///< where --time-passes writes
-  std::string stop_after;            ///< a pass name: stop after it (sdfc dot --after=NAME); "" = run every pass
-  std::ostream* notes_to = nullptr;  ///< where the compile driver writes notes (the tasklet check skipped); null = nowhere
+  std::ostream* time_to = nullptr;  ///< where --time-passes writes
+  std::string stop_after;           ///< a pass name: stop after it (sdfc dot --after=NAME); "" = run every pass
+  std::ostream* notes_to =
+      nullptr;  ///< where the compile driver writes notes (the tasklet check skipped); null = nowhere
 };
 
 /// Names of the passes, in pipeline order.

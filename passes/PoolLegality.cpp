@@ -10,7 +10,9 @@
 namespace sdfc {
 namespace {
 
-bool pooled_gpu(const DataDesc& d) { return d.transient && d.pool && is_gpu_storage(d.storage); }
+bool pooled_gpu(const DataDesc& d) {
+  return d.transient && d.pool && is_gpu_storage(d.storage);
+}
 
 std::string array_pointer(const std::string& sdfg_ptr, const std::string& name) {
   return sdfg_ptr + "/attributes/_arrays/" + pointer_token(name);
@@ -32,24 +34,27 @@ void check_places(const SDFG& sdfg, const std::string& ptr, const std::string& k
   for (auto& [name, d] : sdfg.arrays) {
     if (!pooled_gpu(d)) continue;
     if (d.lifetime == Lifetime::External)
-      throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
-                                 fmt::format("transient \"{}\" is marked pool but has External lifetime: the caller owns its memory, so "
-                                             "sdfc cannot allocate it from the pool; remove pool, or make its lifetime Scope",
-                                             name)});
+      throw UserError(Diagnostic{
+          "", array_pointer(ptr, name), 0, 0,
+          fmt::format("transient \"{}\" is marked pool but has External lifetime: the caller owns its memory, so "
+                      "sdfc cannot allocate it from the pool; remove pool, or make its lifetime Scope",
+                      name)});
     if (!kernel.empty())
-      throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
-                                 fmt::format("transient \"{}\" is marked pool but lives inside GPU kernel \"{}\" (a nested SDFG in its "
-                                             "map): stream-ordered allocation is a host call; remove pool, or move the transient out "
-                                             "of the map",
-                                             name, kernel)});
+      throw UserError(Diagnostic{
+          "", array_pointer(ptr, name), 0, 0,
+          fmt::format("transient \"{}\" is marked pool but lives inside GPU kernel \"{}\" (a nested SDFG in its "
+                      "map): stream-ordered allocation is a host call; remove pool, or move the transient out "
+                      "of the map",
+                      name, kernel)});
     if (d.place == DataDesc::Place::MapScope && d.place_state) {
       int k = enclosing_kernel(*d.place_state, d.place_scope);
       if (k >= 0)
-        throw UserError(Diagnostic{"", array_pointer(ptr, name), 0, 0,
-                                   fmt::format("transient \"{}\" is marked pool but is used only inside GPU kernel \"{}\": "
-                                               "stream-ordered allocation is a host call; remove pool (the kernel's scope "
-                                               "allocates it), or use it outside the map too",
-                                               name, d.place_state->node(k).map.label)});
+        throw UserError(
+            Diagnostic{"", array_pointer(ptr, name), 0, 0,
+                       fmt::format("transient \"{}\" is marked pool but is used only inside GPU kernel \"{}\": "
+                                   "stream-ordered allocation is a host call; remove pool (the kernel's scope "
+                                   "allocates it), or use it outside the map too",
+                                   name, d.place_state->node(k).map.label)});
     }
   }
   std::vector<std::pair<const Block*, std::string>> work{{&sdfg.root, ptr}};
@@ -61,9 +66,12 @@ void check_places(const SDFG& sdfg, const std::string& ptr, const std::string& k
       if (n.kind != NodeKind::NestedSDFG || !n.sdfg) continue;
       int k = kernel.empty() ? enclosing_kernel(*b, n.scope_entry) : -1;
       check_places(*n.sdfg, bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
-                   !kernel.empty() ? kernel : k >= 0 ? b->node(k).map.label : "");
+                   !kernel.empty() ? kernel
+                   : k >= 0        ? b->node(k).map.label
+                                   : "");
     }
-    for (std::size_t i = 0; i < b->blocks.size(); ++i) work.push_back({b->blocks[i].get(), bp + "/nodes/" + std::to_string(i)});
+    for (std::size_t i = 0; i < b->blocks.size(); ++i)
+      work.push_back({b->blocks[i].get(), bp + "/nodes/" + std::to_string(i)});
     for (std::size_t i = 0; i < b->branches.size(); ++i)
       work.push_back({b->branches[i].second.get(), bp + "/branches/" + std::to_string(i) + "/1"});
   }
@@ -90,11 +98,12 @@ void check_pool_legality(SDFG& sdfg, const CompileOptions& options) {
   SyncReport report = verify_sync(sdfg, options);
   if (report.pool_races.empty()) return;
   const SyncReport::PoolRace& r = report.pool_races.front();
-  throw UserError(Diagnostic{"", sdfg.find_data(r.transient) ? array_pointer("", r.transient) : "", 0, 0,
-                             fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
-                                         "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
-                                         "schedule is an sdfc bug: please report it)",
-                                         r.transient, r.op, r.race, r.transient)});
+  throw UserError(
+      Diagnostic{"", sdfg.find_data(r.transient) ? array_pointer("", r.transient) : "", 0, 0,
+                 fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
+                             "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
+                             "schedule is an sdfc bug: please report it)",
+                             r.transient, r.op, r.race, r.transient)});
 }
 
 }  // namespace sdfc

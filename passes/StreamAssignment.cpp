@@ -16,7 +16,8 @@ void assign(SDFG& sdfg, Block& b, int streams) {
       if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) assign(*n->sdfg, n->sdfg->root, streams);
     if (streams == 0) {
       for (auto& n : b.nodes)
-        if (is_kernel(*n) || (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg))) n->stream = 0;
+        if (is_kernel(*n) || (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg)))
+          n->stream = 0;
       for (auto& e : b.edges)
         if (is_gpu_copy(sdfg, b, e)) e.stream = 0;
     } else {
@@ -43,8 +44,10 @@ void assign(SDFG& sdfg, Block& b, int streams) {
         }
         stream_of[i] = s;
         tail[static_cast<std::size_t>(s)] = static_cast<int>(i);
-        if (op.node >= 0) b.node(op.node).stream = s;
-        else b.edges[static_cast<std::size_t>(op.edge)].stream = s;
+        if (op.node >= 0)
+          b.node(op.node).stream = s;
+        else
+          b.edges[static_cast<std::size_t>(op.edge)].stream = s;
       }
     }
   }
@@ -79,7 +82,9 @@ bool is_gpu_copy(const SDFG& sdfg, const Block& st, const DataEdge& e) {
   return a && b && (is_gpu_storage(a->storage) || is_gpu_storage(b->storage));
 }
 
-bool queues_gpu_work(const SDFG& sdfg) { return block_queues_gpu_work(sdfg, sdfg.root); }
+bool queues_gpu_work(const SDFG& sdfg) {
+  return block_queues_gpu_work(sdfg, sdfg.root);
+}
 
 bool may_overlap(const std::optional<Range>& a, const std::optional<Range>& b) {
   if (!a || !b || a->size() != b->size()) return true;

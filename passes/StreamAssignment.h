@@ -57,8 +57,8 @@ bool conflict(const Touch& a, const Touch& b);
 
 /// One GPU operation of a state, in issue order: a kernel or nested SDFG (node) or a copy (edge).
 struct GpuOp {
-  int node = -1;             ///< MapEntry or NestedSDFG id; -1 for a copy
-  int edge = -1;             ///< index into the state's edges for a copy; -1 otherwise
+  int node = -1;  ///< MapEntry or NestedSDFG id; -1 for a copy
+  int edge = -1;  ///< index into the state's edges for a copy; -1 otherwise
   std::set<std::string> reads, writes;
   std::vector<Touch> touches;  ///< the same accesses with their parts (a kernel: its outer memlets)
 };

@@ -46,7 +46,9 @@ bool intersects(const std::set<std::string>& a, const std::map<std::string, std:
 /// the earlier operation then records an event (one per operation, shared by all its waiters).
 class EventPlanner {
  public:
-  EventPlanner(int streams, int& next_event) : next_event_(next_event), clock_(static_cast<std::size_t>(streams), std::vector<int>(static_cast<std::size_t>(streams), 0)) {}
+  EventPlanner(int streams, int& next_event)
+      : next_event_(next_event),
+        clock_(static_cast<std::size_t>(streams), std::vector<int>(static_cast<std::size_t>(streams), 0)) {}
 
   /// Orders an operation on `stream` after the conflicting earlier ones (same container, one of
   /// them writing, parts that may overlap); returns the events to wait for. `record` is where the
@@ -86,8 +88,10 @@ class EventPlanner {
       if (clock_[0][static_cast<std::size_t>(s)] < clock_[static_cast<std::size_t>(s)][static_cast<std::size_t>(s)])
         st.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
     }
-    if (st.fork_streams.empty()) st.fork_event = -1;
-    else if (st.fork_event < 0) st.fork_event = next_event_++;
+    if (st.fork_streams.empty())
+      st.fork_event = -1;
+    else if (st.fork_event < 0)
+      st.fork_event = next_event_++;
   }
 
  private:
@@ -177,8 +181,10 @@ class Synchronizer {
 
   Pending block(Block& b, Pending in) {
     switch (b.kind) {
-      case BlockKind::State: return state(b, in);
-      case BlockKind::Region: return region(b, in);
+      case BlockKind::State:
+        return state(b, in);
+      case BlockKind::Region:
+        return region(b, in);
       case BlockKind::Conditional: {
         std::set<std::string> reads;
         for (auto& [c, body] : b.branches)
@@ -226,7 +232,8 @@ class Synchronizer {
         if (!b.host_waits.empty()) return {};
         return head;
       }
-      default: return in;
+      default:
+        return in;
     }
   }
 
@@ -309,7 +316,8 @@ class Synchronizer {
           for (auto& r : reads)
             if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) by_value.insert(r);
           for (const DataEdge* e : in_[static_cast<std::size_t>(id)])  // dynamic range inputs: read at the launch
-            if (e->dst_conn && is_dynamic_range_input(*e->dst_conn) && host_data(e->memlet.data)) by_value.insert(e->memlet.data);
+            if (e->dst_conn && is_dynamic_range_input(*e->dst_conn) && host_data(e->memlet.data))
+              by_value.insert(e->memlet.data);
           if (intersects(by_value, p.written)) wait(n, p);
           std::vector<Touch> touches;  // the kernel's outer memlets, without the scalars it takes by value
           for (Touch& t : node_touches(st, id))
@@ -343,7 +351,8 @@ class Synchronizer {
         }
         break;
       }
-      case NodeKind::MapExit: break;
+      case NodeKind::MapExit:
+        break;
     }
   }
 };

@@ -5,15 +5,14 @@
 ///
 /// Between streams (`--gpu-streams N`, N >= 1): within a state, every conflicting pair of GPU
 /// operations on different streams (read after write, write after read, write after write on parts
-/// of a container that may overlap — see stream-assignment) is ordered by an event the earlier one records and the later one's stream waits
-/// for (Node/DataEdge::record_event, wait_events) — only when the waiting stream does not already
-/// know the earlier operation through an earlier wait (vector clocks). A state that uses streams
-/// other than 0 forks them from stream 0 at its start and joins them into stream 0 at its end
-/// (Block::fork_event, join_events), so work in later states, after loops and branches, and the
-/// program's exit (which joins stream 0 into the caller's stream) are ordered after it.
-/// With one stream (`--gpu-streams 0`, the default) GPU operations are queued on stream 0 in
-/// program order, so they are ordered among themselves and no event is needed.
-/// Host ordering (every mode): the host waits for the streams of the pending work. A forward dataflow analysis over the control flow (states, interstate
+/// of a container that may overlap — see stream-assignment) is ordered by an event the earlier one records and the
+/// later one's stream waits for (Node/DataEdge::record_event, wait_events) — only when the waiting stream does not
+/// already know the earlier operation through an earlier wait (vector clocks). A state that uses streams other than 0
+/// forks them from stream 0 at its start and joins them into stream 0 at its end (Block::fork_event, join_events), so
+/// work in later states, after loops and branches, and the program's exit (which joins stream 0 into the caller's
+/// stream) are ordered after it. With one stream (`--gpu-streams 0`, the default) GPU operations are queued on stream 0
+/// in program order, so they are ordered among themselves and no event is needed. Host ordering (every mode): the host
+/// waits for the streams of the pending work. A forward dataflow analysis over the control flow (states, interstate
 /// edges, loops, conditionals) tracks, at each point, the host containers that queued GPU work
 /// may still write (device-to-host copy destinations, kernel writes into pinned memory) or read
 /// (host-to-device copy sources, kernel reads of pinned memory). The host waits for the stream

@@ -36,10 +36,12 @@ void place_transients(SDFG& sdfg, const std::string& ptr) {
           scopes[n.data].insert({&b, n.scope_entry});
           states[n.data].insert(&b);
         }
-        if (n.kind == NodeKind::NestedSDFG) nested.emplace_back(n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg");
+        if (n.kind == NodeKind::NestedSDFG)
+          nested.emplace_back(n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg");
       }
     for (std::size_t i = 0; i < b.blocks.size(); ++i) walk(*b.blocks[i], bp + "/nodes/" + std::to_string(i));
-    for (std::size_t i = 0; i < b.branches.size(); ++i) walk(*b.branches[i].second, bp + "/branches/" + std::to_string(i) + "/1");
+    for (std::size_t i = 0; i < b.branches.size(); ++i)
+      walk(*b.branches[i].second, bp + "/branches/" + std::to_string(i) + "/1");
   };
   walk(sdfg.root, ptr);
   auto assigned = assigned_symbols(sdfg);
@@ -100,7 +102,9 @@ bool depends_only_on(const Expr& e, const std::set<std::string>& args) {
 void convert(DataDesc& d, TransientMode mode, bool sized_by_arguments) {
   d.lifetime_from_mode = true;
   switch (mode) {
-    case TransientMode::Scoped: d.lifetime = Lifetime::Scope; break;
+    case TransientMode::Scoped:
+      d.lifetime = Lifetime::Scope;
+      break;
     case TransientMode::Persistent:
       if (sized_by_arguments) d.lifetime = Lifetime::Persistent;
       break;
@@ -108,10 +112,13 @@ void convert(DataDesc& d, TransientMode mode, bool sized_by_arguments) {
       if (sized_by_arguments) d.lifetime = Lifetime::External;
       break;
     case TransientMode::Pool:
-      if (is_gpu_storage(d.storage)) d.pool = true;
-      else d.lifetime = Lifetime::Scope;  // no pool on the CPU: scoped
+      if (is_gpu_storage(d.storage))
+        d.pool = true;
+      else
+        d.lifetime = Lifetime::Scope;  // no pool on the CPU: scoped
       break;
-    case TransientMode::AsDeclared: break;
+    case TransientMode::AsDeclared:
+      break;
   }
 }
 
@@ -226,7 +233,8 @@ class ModeApplier {
     std::vector<std::pair<Block*, int>> calls;  // nested SDFG nodes outside map scopes
     for_each_block(sdfg.root, [&](Block& b) {
       for (std::size_t i = 0; i < b.nodes.size(); ++i)
-        if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->scope_entry < 0) calls.emplace_back(&b, static_cast<int>(i));
+        if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->scope_entry < 0)
+          calls.emplace_back(&b, static_cast<int>(i));
     });
     for (auto& [st, x] : calls) {
       Node& node = st->node(x);

@@ -18,7 +18,7 @@ constexpr std::size_t kMaxPaths = 256;
 /// One step of a control-flow path.
 struct Step {
   enum Kind { State, Edge, LoopTest, CondTest } kind;
-  const Block* block = nullptr;         ///< State, LoopTest, CondTest
+  const Block* block = nullptr;          ///< State, LoopTest, CondTest
   const InterstateEdge* edge = nullptr;  ///< Edge
 };
 using Path = std::vector<Step>;
@@ -30,8 +30,10 @@ class Paths {
 
   std::vector<Path> block(const Block& b) {
     switch (b.kind) {
-      case BlockKind::State: return {{Step{Step::State, &b, nullptr}}};
-      case BlockKind::Region: return region(b);
+      case BlockKind::State:
+        return {{Step{Step::State, &b, nullptr}}};
+      case BlockKind::Region:
+        return region(b);
       case BlockKind::Loop: {
         std::vector<Path> body = region(b), out;
         Step test{Step::LoopTest, &b, nullptr};
@@ -67,7 +69,8 @@ class Paths {
         if (!has_else) out.push_back({test});
         return cap(out);
       }
-      default: return {{}};  // break / continue / return: nothing to replay
+      default:
+        return {{}};  // break / continue / return: nothing to replay
     }
   }
 
@@ -136,7 +139,10 @@ struct Found {
 class Replay {
  public:
   Replay(const SDFG& sdfg, int streams, Found& found)
-      : sdfg_(sdfg), streams_(streams), host_(streams), clock_(static_cast<std::size_t>(streams + 1), std::vector<int>(static_cast<std::size_t>(streams + 1), 0)),
+      : sdfg_(sdfg),
+        streams_(streams),
+        host_(streams),
+        clock_(static_cast<std::size_t>(streams + 1), std::vector<int>(static_cast<std::size_t>(streams + 1), 0)),
         found_(found) {}
 
   void run(const Path& path) {
@@ -146,11 +152,14 @@ class Replay {
       }
     for (const Step& s : path) {
       switch (s.kind) {
-        case Step::State: state(*s.block); break;
+        case Step::State:
+          state(*s.block);
+          break;
         case Step::Edge:
           host_wait(s.edge->host_waits);
           host_reads(s.edge->unconditional() ? "" : s.edge->condition.code, "an interstate condition");
-          for (auto& [k, v] : s.edge->assignments) host_reads(v, fmt::format("the interstate assignment {} = {}", k, v));
+          for (auto& [k, v] : s.edge->assignments)
+            host_reads(v, fmt::format("the interstate assignment {} = {}", k, v));
           break;
         case Step::LoopTest:
           host_wait(s.block->host_waits);
@@ -187,13 +196,16 @@ class Replay {
     for (std::size_t i = 0; i < c.size(); ++i) c[i] = std::max(c[i], from[i]);
   }
   int tick(int agent) { return ++clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)]; }
-  bool knows(int agent, const Access& a) const { return clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(a.agent)] >= a.seq; }
+  bool knows(int agent, const Access& a) const {
+    return clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(a.agent)] >= a.seq;
+  }
 
   /// The key of the memory a container occupies: shared workspace bytes have one key.
   std::string memory(const std::string& name) const {
     const DataDesc* d = sdfg_.find_data(name);
     if (d && d->workspace_offset)
-      return fmt::format("the {} workspace at offset {}", to_string(d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage),
+      return fmt::format("the {} workspace at offset {}",
+                         to_string(d->storage == StorageType::Default ? StorageType::CPU_Heap : d->storage),
                          print_expr(d->workspace_offset));
     if (d && d->arena_offset) return fmt::format("the call's arena at offset {}", print_expr(d->arena_offset));
     return name;
@@ -208,19 +220,24 @@ class Replay {
   void access(int agent, const std::string& name, bool write, const std::string& what,
               const std::optional<Range>& subset = std::nullopt, const std::string& pool = "") {
     std::string key = memory(name);
-    Access now{agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what, name, subset, write, pool};
+    Access now{
+        agent, clock_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(agent)], what, name, subset, write,
+        pool};
     std::vector<Access>& h = history_[key];
     for (const Access& before : h) {
       if (!before.write && !write) continue;
       if (before.container == name && !may_overlap(before.subset, subset)) continue;
       if (before.agent == agent || knows(agent, before)) continue;
-      std::string line = fmt::format("{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
-                                     agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
-                                     key == name || before.container == name ? "container " + name
-                                                                             : key + ", shared by " + before.container + " and " + name);
+      std::string line = fmt::format(
+          "{} {} on {} and {} {} on {} are not ordered ({})", before.what, before.write ? "writes" : "reads",
+          agent_name(before.agent), now.what, write ? "writes" : "reads", agent_name(agent),
+          key == name || before.container == name ? "container " + name
+                                                  : key + ", shared by " + before.container + " and " + name);
       found_.races.insert(line);
-      if (!before.pool_op.empty()) found_.pool_races.emplace(line, SyncReport::PoolRace{before.container, before.pool_op, line});
-      else if (!pool.empty()) found_.pool_races.emplace(line, SyncReport::PoolRace{name, pool, line});
+      if (!before.pool_op.empty())
+        found_.pool_races.emplace(line, SyncReport::PoolRace{before.container, before.pool_op, line});
+      else if (!pool.empty())
+        found_.pool_races.emplace(line, SyncReport::PoolRace{name, pool, line});
     }
     // A write of the whole container is ordered after every earlier conflicting access (checked
     // above), so later accesses need only be checked against it.
@@ -268,7 +285,8 @@ class Replay {
     // stream 0 after its join (the code generator's order).
     std::vector<std::string> state_pools;
     for (auto& [name, d] : sdfg_.arrays)
-      if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::State && d.place_state == &st) {
+      if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::State &&
+          d.place_state == &st) {
         state_pools.push_back(name);
         pool_op(name, "allocation");
       }
@@ -309,7 +327,8 @@ class Replay {
         std::string what = fmt::format("kernel {} {}", label, where);
         tick(host_);
         for (auto& r : reads)  // host scalars are read by the host, when the launch passes them by value
-          if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar) access(host_, r, false, what + " (argument by value)");
+          if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar)
+            access(host_, r, false, what + " (argument by value)");
         wait_events(n.stream, n.wait_events);
         enqueue(n.stream);
         for (const Touch& t : node_touches(st, v))  // the parts its outer memlets name
@@ -332,7 +351,11 @@ class Replay {
         record(0, n.record_event);
         if (n.sdfg->gpu_exit_sync) host_wait({0});
       } else {
-        std::string what = fmt::format("{} {} {}", n.kind == NodeKind::NestedSDFG ? "nested SDFG" : n.kind == NodeKind::MapEntry ? "host map" : "host tasklet", label, where);
+        std::string what = fmt::format("{} {} {}",
+                                       n.kind == NodeKind::NestedSDFG ? "nested SDFG"
+                                       : n.kind == NodeKind::MapEntry ? "host map"
+                                                                      : "host tasklet",
+                                       label, where);
         tick(host_);
         for (auto& r : reads) access(host_, r, false, what);
         for (auto& w : writes) access(host_, w, true, what);

@@ -37,8 +37,8 @@ struct SyncReport {
   };
   std::vector<std::string> races;  ///< one line per unordered pair: the two accesses and the container
   std::vector<PoolRace> pool_races;
-  int paths = 0;                   ///< control-flow paths replayed
-  bool bounded = false;            ///< true when the path bound stopped the search
+  int paths = 0;         ///< control-flow paths replayed
+  bool bounded = false;  ///< true when the path bound stopped the search
   bool ok() const { return races.empty(); }
 };
 

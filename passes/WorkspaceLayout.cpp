@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -83,11 +83,14 @@ void collect(const Block& b, Pos lo, Pos hi, bool fine, const std::set<std::stri
     auto use = [&](const std::string& n, int node) {
       int top = outermost(b, node);
       auto it = at.find(top);
-      if (it != at.end() && b.node(top).kind != NodeKind::NestedSDFG) uses.positions[n].insert(it->second);
-      else uses.positions[n].insert({lo, hi});
+      if (it != at.end() && b.node(top).kind != NodeKind::NestedSDFG)
+        uses.positions[n].insert(it->second);
+      else
+        uses.positions[n].insert({lo, hi});
     };
     for (std::size_t i = 0; i < b.nodes.size(); ++i)
-      if (b.nodes[i]->kind == NodeKind::Access && names.count(b.nodes[i]->data)) use(b.nodes[i]->data, static_cast<int>(i));
+      if (b.nodes[i]->kind == NodeKind::Access && names.count(b.nodes[i]->data))
+        use(b.nodes[i]->data, static_cast<int>(i));
     for (auto& e : b.edges) {
       for (int end : {e.src, e.dst}) {
         const Node& x = b.node(end);
@@ -123,7 +126,8 @@ std::vector<int> block_positions(const Block& region) {
   int n = static_cast<int>(region.blocks.size());
   std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
   for (auto& e : region.cf_edges) succ[static_cast<std::size_t>(e.src)].push_back(e.dst);
-  std::vector<int> index(static_cast<std::size_t>(n), -1), low(static_cast<std::size_t>(n), 0), comp(static_cast<std::size_t>(n), -1);
+  std::vector<int> index(static_cast<std::size_t>(n), -1), low(static_cast<std::size_t>(n), 0),
+      comp(static_cast<std::size_t>(n), -1);
   std::vector<int> stack;
   std::vector<bool> on_stack(static_cast<std::size_t>(n), false);
   int next = 0, comps = 0;
@@ -178,7 +182,8 @@ std::vector<int> block_positions(const Block& region) {
       if (--indeg[static_cast<std::size_t>(d)] == 0) ready.insert({first_block[static_cast<std::size_t>(d)], d});
   }
   std::vector<int> out(static_cast<std::size_t>(n));
-  for (int v = 0; v < n; ++v) out[static_cast<std::size_t>(v)] = comp_pos[static_cast<std::size_t>(comp[static_cast<std::size_t>(v)])];
+  for (int v = 0; v < n; ++v)
+    out[static_cast<std::size_t>(v)] = comp_pos[static_cast<std::size_t>(comp[static_cast<std::size_t>(v)])];
   return out;
 }
 
@@ -252,8 +257,10 @@ Workspace lay_out_slots(SDFG& sdfg, StorageType storage, const std::vector<std::
     } else {
       Expr& b = slots[chosen].bytes;
       auto cb = as_constant(b), cn = as_constant(bytes);
-      if (cb && cn) b = make_int(std::max(*cb, *cn));
-      else if (!equal(b, bytes)) b = make_call("Max", {b, bytes});
+      if (cb && cn)
+        b = make_int(std::max(*cb, *cn));
+      else if (!equal(b, bytes))
+        b = make_call("Max", {b, bytes});
     }
     Slot& s = slots[chosen];
     s.members.push_back(n);
@@ -327,10 +334,12 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
     StorageType s = d.storage == StorageType::Default ? StorageType::CPU_Heap : d.storage;
     bool gpu_target = options.target != Target::CPU;
     if (s != StorageType::CPU_Heap && s != StorageType::CPU_Pinned && !(gpu_target && s == StorageType::GPU_Global))
-      throw UserError(Diagnostic{"", "/attributes/_arrays/" + pointer_token(n) + "/attributes/storage", 0, 0,
-                                 fmt::format("external transient \"{}\" in {} storage {}", n, to_string(s),
-                                             is_gpu_storage(s) && !gpu_target ? "needs a GPU target (--target cuda or hip)"
-                                                                              : "cannot live in a workspace; use CPU_Heap, CPU_Pinned or GPU_Global")});
+      throw UserError(
+          Diagnostic{"", "/attributes/_arrays/" + pointer_token(n) + "/attributes/storage", 0, 0,
+                     fmt::format("external transient \"{}\" in {} storage {}", n, to_string(s),
+                                 is_gpu_storage(s) && !gpu_target
+                                     ? "needs a GPU target (--target cuda or hip)"
+                                     : "cannot live in a workspace; use CPU_Heap, CPU_Pinned or GPU_Global")});
     by_storage[s].push_back(n);
   }
 

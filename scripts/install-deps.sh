@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config zlib1g-dev
   libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  llvm-14-tools clang-14 libclang-rt-14-dev
+  llvm-14-tools clang-14 clang-format-14 libclang-rt-14-dev
   llvm-14-dev libclang-cpp14-dev libclang-14-dev libclang-common-14-dev
   graphviz
   python3 hipcc

@@ -29,7 +29,8 @@ bool check_dynamic_ranges(Program& p, Call call) {
   p.set_value("R", rows);
   if (!call(p)) return false;
   for (std::int64_t i = 0; i < n; ++i)
-    EXPECT_EQ(y[static_cast<std::size_t>(i)], i < cnt ? x[static_cast<std::size_t>(i)] * cnt : -1.0) << "y[" << i << "]";
+    EXPECT_EQ(y[static_cast<std::size_t>(i)], i < cnt ? x[static_cast<std::size_t>(i)] * cnt : -1.0)
+        << "y[" << i << "]";
   for (std::int64_t j = 0; j < rows; ++j)
     for (std::int64_t k = 0; k < n; ++k) {
       std::int64_t len = lens[static_cast<std::size_t>(j)];

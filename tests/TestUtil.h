@@ -22,7 +22,9 @@
 
 namespace sdfc::test {
 
-inline std::string data_path(const std::string& name) { return std::string(SDFC_TEST_DATA) + "/" + name; }
+inline std::string data_path(const std::string& name) {
+  return std::string(SDFC_TEST_DATA) + "/" + name;
+}
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,7 +33,9 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline Json load_json(const std::string& name) { return Json::parse(slurp(data_path(name))); }
+inline Json load_json(const std::string& name) {
+  return Json::parse(slurp(data_path(name)));
+}
 
 /// The corpus folder ($SDFC_CORPUS, default ../shared/corpus), or "" when it is absent.
 inline std::string corpus_dir() {
@@ -64,7 +68,9 @@ inline std::vector<Diagnostic> problems(const std::string& text) {
     return {e.diagnostic()};
   }
 }
-inline std::vector<Diagnostic> problems(const Json& j) { return problems(j.dump()); }
+inline std::vector<Diagnostic> problems(const Json& j) {
+  return problems(j.dump());
+}
 
 /// Exactly one problem: returns it (and fails the test otherwise).
 inline Diagnostic one_problem(const Json& j) {
@@ -90,7 +96,8 @@ inline TypedArray typed_array(const nlohmann::json& a) {
   for (std::size_t i = 0; i < t.count; ++i) {
     const auto& v = a["data"][i];
     unsigned char* out = &t.bytes[i * dtype_size(t.dtype)];
-    bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, out) : convert_exact(v.get<std::int64_t>(), t.dtype, out);
+    bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, out)
+                                  : convert_exact(v.get<std::int64_t>(), t.dtype, out);
     EXPECT_TRUE(ok);
   }
   return t;
@@ -100,11 +107,29 @@ inline TypedArray typed_array(const nlohmann::json& a) {
 inline double element_value(const TypedArray& t, std::size_t i) {
   const unsigned char* p = &t.bytes[i * dtype_size(t.dtype)];
   switch (t.dtype) {
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    default: ADD_FAILURE() << "unexpected dtype"; return 0;
+    case DType::Float64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::Float32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::Int32: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::Int64: {
+      std::int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    default:
+      ADD_FAILURE() << "unexpected dtype";
+      return 0;
   }
 }
 
@@ -120,8 +145,10 @@ inline std::map<std::string, TypedArray> bind_corpus_inputs(Program& p, const nl
       p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
     } else {
       const auto& v = inputs["scalars"][a.name]["value"];
-      if (v.is_number_float()) p.set_value(a.name, v.get<double>());
-      else p.set_value(a.name, v.get<std::int64_t>());
+      if (v.is_number_float())
+        p.set_value(a.name, v.get<double>());
+      else
+        p.set_value(a.name, v.get<std::int64_t>());
     }
   }
   return arrays;
@@ -135,7 +162,8 @@ inline void expect_corpus_outputs(const nlohmann::json& expected, const std::map
     TypedArray want = typed_array(expected["arrays"][name]);
     const TypedArray& got = arrays.at(name);
     ASSERT_EQ(got.count, want.count) << name;
-    auto tol = expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
+    auto tol =
+        expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
     double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
     int bad = 0;
     for (std::size_t i = 0; i < want.count; ++i) {

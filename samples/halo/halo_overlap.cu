@@ -64,7 +64,8 @@ int main() {
   sdfc::Program program = sdfc::Program::compile_string(smoothing_program(), o);
 
   std::vector<double> host(static_cast<std::size_t>(n) + 2);
-  for (int i = 1; i <= n; ++i) host[static_cast<std::size_t>(i)] = std::sin(6.283185307179586 * i / n) + (i % 7 == 0 ? 1.0 : 0.0);
+  for (int i = 1; i <= n; ++i)
+    host[static_cast<std::size_t>(i)] = std::sin(6.283185307179586 * i / n) + (i % 7 == 0 ? 1.0 : 0.0);
   double* u = nullptr;
   cudaMalloc(&u, host.size() * sizeof(double));
   cudaMemcpy(u, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
@@ -95,14 +96,18 @@ int main() {
     ref[0] = ref[static_cast<std::size_t>(n)];
     ref[static_cast<std::size_t>(n) + 1] = ref[1];
     for (int i = 1; i <= n; ++i)
-      next[static_cast<std::size_t>(i)] = 0.25 * ref[static_cast<std::size_t>(i) - 1] + 0.5 * ref[static_cast<std::size_t>(i)] +
+      next[static_cast<std::size_t>(i)] = 0.25 * ref[static_cast<std::size_t>(i) - 1] +
+                                          0.5 * ref[static_cast<std::size_t>(i)] +
                                           0.25 * ref[static_cast<std::size_t>(i) + 1];
     for (int i = 1; i <= n; ++i) ref[static_cast<std::size_t>(i)] = next[static_cast<std::size_t>(i)];
   }
   double worst = 0;
-  for (int i = 1; i <= n; ++i) worst = std::max(worst, std::fabs(gpu[static_cast<std::size_t>(i)] - ref[static_cast<std::size_t>(i)]));
-  std::printf("halo_overlap: %d steps of N = %d on 2 internal streams with the caller's stream, workspace %zu bytes: max |gpu - cpu| = %.3g\n",
-              steps, n, bytes, worst);
+  for (int i = 1; i <= n; ++i)
+    worst = std::max(worst, std::fabs(gpu[static_cast<std::size_t>(i)] - ref[static_cast<std::size_t>(i)]));
+  std::printf(
+      "halo_overlap: %d steps of N = %d on 2 internal streams with the caller's stream, workspace %zu bytes: max |gpu "
+      "- cpu| = %.3g\n",
+      steps, n, bytes, worst);
   cudaFree(workspace);
   cudaFree(u);
   cudaStreamDestroy(caller);

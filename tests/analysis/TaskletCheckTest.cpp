@@ -1,11 +1,10 @@
 // The Clang tasklet check (analysis/TaskletCheck.h): its error messages, their JSON pointers and
 // line:column inside the tasklet, and no false positives on real DaCe tasklets. Built only with
 // SDFC_WITH_CLANG.
-#include "analysis/TaskletCheck.h"
-
 #include <filesystem>
 
 #include "TestUtil.h"
+#include "analysis/TaskletCheck.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
 
@@ -19,11 +18,13 @@ std::unique_ptr<SDFG> cpp_program(const std::string& code, ScheduleType schedule
   SDFGBuilder b("prog");
   b.symbol("N", DType::Int64).array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"});
   if (schedule == ScheduleType::GPU_Device) {
-    b.array("gA", DType::Float64, {"N"}, true, StorageType::GPU_Global).array("gB", DType::Float64, {"N"}, true, StorageType::GPU_Global);
+    b.array("gA", DType::Float64, {"N"}, true, StorageType::GPU_Global)
+        .array("gB", DType::Float64, {"N"}, true, StorageType::GPU_Global);
   }
   auto s = b.state("compute");
   bool gpu = schedule == ScheduleType::GPU_Device;
-  s.mapped_tasklet("scale", {{"i", "0:N"}}, {{"a", gpu ? "gA[i]" : "A[i]"}}, code, {{"b", gpu ? "gB[i]" : "B[i]"}}, schedule);
+  s.mapped_tasklet("scale", {{"i", "0:N"}}, {{"a", gpu ? "gA[i]" : "A[i]"}}, code, {{"b", gpu ? "gB[i]" : "B[i]"}},
+                   schedule);
   for (auto& n : s.state().nodes)
     if (n->kind == NodeKind::Tasklet) n->code.language = Language::CPP;
   return b.build();
@@ -53,12 +54,13 @@ TEST(TaskletCheck, UnknownIdentifierNamesTheTaskletAndLineColumn) {
   EXPECT_EQ(errors[0].pointer, tasklet_pointer(*sdfg) + "/attributes/code");
   EXPECT_EQ(errors[0].line, 3);
   EXPECT_EQ(errors[0].column, 7);
-  EXPECT_EQ(errors[0].str(),
-            "prog.sdfg: " + tasklet_pointer(*sdfg) +
-                "/attributes/code:3:7: error: unknown identifier 'clamp_to_one' in tasklet \"scale\": not a connector "
-                "(inputs: a; outputs: b), a symbol (N, i), nor a function or constant declared by <cstddef>, <cstdint>, "
-                "<cmath>, <cstring>, <new>, <algorithm>, sdfc's runtime or the SDFG's global_code; fix the name, add a "
-                "connector, or declare it in global_code");
+  EXPECT_EQ(
+      errors[0].str(),
+      "prog.sdfg: " + tasklet_pointer(*sdfg) +
+          "/attributes/code:3:7: error: unknown identifier 'clamp_to_one' in tasklet \"scale\": not a connector "
+          "(inputs: a; outputs: b), a symbol (N, i), nor a function or constant declared by <cstddef>, <cstdint>, "
+          "<cmath>, <cstring>, <new>, <algorithm>, sdfc's runtime or the SDFG's global_code; fix the name, add a "
+          "connector, or declare it in global_code");
 }
 
 TEST(TaskletCheck, WriteToAnInputConnector) {
@@ -75,9 +77,10 @@ TEST(TaskletCheck, OutputNeverWritten) {
   auto sdfg = cpp_program("double t = a * 2.0;\n(void)t;");
   auto errors = check(*sdfg);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].str(), "prog.sdfg: " + tasklet_pointer(*sdfg) +
-                                 "/attributes/out_connectors/b: error: output connector 'b' of tasklet \"scale\" is "
-                                 "never written; assign it in the code (b = ...;) or remove the connector and its memlet");
+  EXPECT_EQ(errors[0].str(),
+            "prog.sdfg: " + tasklet_pointer(*sdfg) +
+                "/attributes/out_connectors/b: error: output connector 'b' of tasklet \"scale\" is "
+                "never written; assign it in the code (b = ...;) or remove the connector and its memlet");
 }
 
 TEST(TaskletCheck, OutputWrittenThroughAReferenceCounts) {
@@ -148,8 +151,9 @@ TEST(TaskletCheck, GlobalCodeDeclaresFunctions) {
   broken->global_code.code = "static inline double twice(double x) { return 2 * y; }";
   auto errors = check(*broken);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].str(), "prog.sdfg: /attributes/global_code:1:51: error: global_code does not compile: use of "
-                             "undeclared identifier 'y'");
+  EXPECT_EQ(errors[0].str(),
+            "prog.sdfg: /attributes/global_code:1:51: error: global_code does not compile: use of "
+            "undeclared identifier 'y'");
 }
 
 TEST(TaskletCheck, DeviceTaskletsMayUseGpuBuiltinsButConnectorsAreChecked) {

@@ -1,5 +1,3 @@
-#include "compiler/Cli.h"
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +7,7 @@
 #include "analysis/TaskletCheck.h"
 #include "codegen/Format.h"
 #include "compiler/Build.h"
+#include "compiler/Cli.h"
 #include "ir/Builder.h"
 #include "ir/Dot.h"
 
@@ -131,7 +130,8 @@ TEST(Cli, CompileEmitsSourcesWithoutACompiler) {
   auto r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--emit-source", dir, "--stats", "--time-passes"});
   ASSERT_EQ(r.rc, 0) << r.err;
   std::string cpp = slurp(dir + "/axpy.cpp");
-  EXPECT_NE(cpp.find("SDFC_EXPORT void __program_axpy(axpy_state_t* __state, double * __restrict__ x, double * __restrict__ y, int N, double a)"),
+  EXPECT_NE(cpp.find("SDFC_EXPORT void __program_axpy(axpy_state_t* __state, double * __restrict__ x, double * "
+                     "__restrict__ y, int N, double a)"),
             std::string::npos);
   EXPECT_NE(slurp(dir + "/axpy.h").find("axpyHandle_t __dace_init_axpy(int N);"), std::string::npos);
   EXPECT_NE(r.err.find("pass normalize"), std::string::npos);
@@ -164,25 +164,31 @@ TEST(Cli, RunRejectsBadBindings) {
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
   auto r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("/arrays: error: missing array argument \"y\" (float64 [N]) of program \"axpy\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/arrays: error: missing array argument \"y\" (float64 [N]) of program \"axpy\""),
+            std::string::npos)
+      << r.err;
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "float64", "shape": [3], "data": [1, "two", 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: expected a number but found \"two\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: expected a number but found \"two\""),
+            std::string::npos)
+      << r.err;
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3.5}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("/symbols/N/value: error: value 3.5 does not convert exactly to int32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/symbols/N/value: error: value 3.5 does not convert exactly to int32"), std::string::npos)
+      << r.err;
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 4}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x: error: array argument \"x\" of program \"axpy\" has 3 elements, but its shape [N] needs 4"),
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x: error: array argument \"x\" of program \"axpy\" has 3 elements, "
+                       "but its shape [N] needs 4"),
             std::string::npos)
       << r.err;
   // An entry must agree with itself: its shape with its data, its values with its own dtype.
@@ -191,26 +197,32 @@ TEST(Cli, RunRejectsBadBindings) {
                "y": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x/shape: error: shape [2] has 2 elements but \"data\" has 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/x/shape: error: shape [2] has 2 elements but \"data\" has 3"),
+            std::string::npos)
+      << r.err;
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "int32", "shape": [3], "data": [1, 2.5, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: value 2.5 does not convert exactly to int32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/data/1: error: value 2.5 does not convert exactly to int32"),
+            std::string::npos)
+      << r.err;
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "double", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/dtype: error: unknown dtype \"double\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad_inputs.json: /arrays/y/dtype: error: unknown dtype \"double\""), std::string::npos)
+      << r.err;
   // int32 values in a float64 argument convert exactly: accepted.
   std::ofstream(inputs) << R"({"symbols": {"N": {"value": 3}}, "scalars": {"a": {"value": 2}},
     "arrays": {"x": {"dtype": "float64", "shape": [3], "data": [1, 2, 3]},
                "y": {"dtype": "int32", "shape": [3], "data": [1, 2, 3]}}})";
   r = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(r.out.find("\"y\": {\"dtype\": \"float64\", \"shape\": [3], \"data\": [3.0, 6.0, 9.0]}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"y\": {\"dtype\": \"float64\", \"shape\": [3], \"data\": [3.0, 6.0, 9.0]}"), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, CompileUsageErrors) {
@@ -242,14 +254,16 @@ std::string tricky_labels_sdfg() {
   SDFGBuilder b("tricky");
   b.symbol("N", DType::Int64).array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"});
   auto s = b.state("compute \"quoted\" <state>");
-  s.mapped_tasklet("t{1}", {{"i", "0:N"}},
-                   {{"a", "A[i]"}}, "// \"quoted\" <tag> {braces} | back\\slash \\n \\l\nb = a < 1.0 ? a : -a;", {{"b", "B[i]"}});
+  s.mapped_tasklet("t{1}", {{"i", "0:N"}}, {{"a", "A[i]"}},
+                   "// \"quoted\" <tag> {braces} | back\\slash \\n \\l\nb = a < 1.0 ? a : -a;", {{"b", "B[i]"}});
   for (auto& n : s.state().nodes)
     if (n->kind == NodeKind::Tasklet) n->code.language = Language::CPP;
   return write_sdfg(*b.build());
 }
 
-bool have_dot() { return run_process({"dot", "-V"}).status == 0; }
+bool have_dot() {
+  return run_process({"dot", "-V"}).status == 0;
+}
 }  // namespace
 
 TEST(Dot, EscapesLabels) {
@@ -312,8 +326,9 @@ TEST(Dot, DrawsEventsForkJoinAndEntryExitWithSeveralStreams) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("kernel v_second_map[0:N, 0:M] (GPU_Device), stream 1"), std::string::npos) << r.out;
   // The event v_second_map records (stream 1's colour) and merge_map's stream waits for.
-  EXPECT_NE(r.out.find("[style=dashed, constraint=false, color=\"#ff7f0e\", fontcolor=\"#ff7f0e\", label=\"event 0\"];"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("[style=dashed, constraint=false, color=\"#ff7f0e\", fontcolor=\"#ff7f0e\", label=\"event 0\"];"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("stream 1 forks from stream 0 (event 1)"), std::string::npos);
   EXPECT_NE(r.out.find("entry: streams 0, 1 wait for the caller's stream"), std::string::npos);
@@ -362,7 +377,9 @@ TEST(Cli, TaskletErrorsFailCompileAndWriteNothing) {
   std::ofstream(in) << j.dump();
   auto r = run({"compile", in, "-o", lib, "--emit-source", dir});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("/attributes/code:1:9: error: unknown identifier 'unknown_thing' in tasklet \"t{1}\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/attributes/code:1:9: error: unknown identifier 'unknown_thing' in tasklet \"t{1}\""),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir));
   EXPECT_FALSE(std::filesystem::exists(lib));
 }
@@ -383,7 +400,8 @@ TEST(Cli, WithoutClangTaskletsAreSkippedWithANoteAndFormatIsAnError) {
 
 TEST(Cli, VerifySyncProvesTheScheduleAndWorkspaceStatsArePrinted) {
   std::string dir = tmp_path("verify");
-  auto r = run({"compile", SDFC_SAMPLES "/seed002.sdfg", "--target", "cuda", "--gpu-streams", "2", "--verify-sync", "--emit-source", dir});
+  auto r = run({"compile", SDFC_SAMPLES "/seed002.sdfg", "--target", "cuda", "--gpu-streams", "2", "--verify-sync",
+                "--emit-source", dir});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("control-flow path(s), every conflicting access ordered"), std::string::npos) << r.err;
   // --stats reports each External workspace with and without byte sharing.

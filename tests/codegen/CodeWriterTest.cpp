@@ -1,15 +1,15 @@
 // The printer base (codegen/CodeWriter.h): names from the input file become safe identifiers,
 // string literals and comments, whatever they hold.
-#include "codegen/CodeWriter.h"
-
 #include <gtest/gtest.h>
+
+#include "codegen/CodeWriter.h"
 
 using namespace sdfc;
 
 TEST(CodeWriter, IdentifiersFromArbitraryNames) {
   EXPECT_EQ(ident("x"), "x");
   EXPECT_EQ(ident("class"), "class_");  // C++ keywords get a suffix
-  EXPECT_EQ(ident("2d"), "_2d");       // a leading digit gets a prefix
+  EXPECT_EQ(ident("2d"), "_2d");        // a leading digit gets a prefix
   EXPECT_EQ(ident("a b;$(rm -rf /)"), "a_b___rm__rf___");
   EXPECT_EQ(ident(""), "_");
   EXPECT_TRUE(is_identifier("x_1"));

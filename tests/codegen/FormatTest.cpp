@@ -1,14 +1,13 @@
 // `sdfc compile --format` (codegen/Format.h): clang-format changes whitespace only, the formatted
 // code builds into its own cache entry and computes the same result. Built only with
 // SDFC_WITH_CLANG.
-#include "codegen/Format.h"
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
 
 #include "TestUtil.h"
+#include "codegen/Format.h"
 #include "compiler/Cli.h"
 #include "compiler/Compile.h"
 #include "sdfc/sdfc.h"

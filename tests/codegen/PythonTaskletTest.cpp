@@ -1,11 +1,10 @@
-#include "codegen/PythonTasklet.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
+#include "codegen/PythonTasklet.h"
 #include "ir/Diagnostic.h"
 #include "runtime/include/sdfc/rt.h"
 

@@ -69,14 +69,17 @@ TEST(Api, BadBindingsAreReportedAndNothingRuns) {
             "program \"axpy\" has no argument \"z\" (its arguments: x, y, N, a)");
   EXPECT_EQ(error_of([&] { p.set_value("N", 2.5); }),
             "value 2.5 does not convert exactly to int32, the dtype of argument \"N\" of program \"axpy\"");
-  EXPECT_EQ(error_of([&] { p.set_value("x", 1.0); }), "argument \"x\" of program \"axpy\" is an array; bind it with set_array");
+  EXPECT_EQ(error_of([&] { p.set_value("x", 1.0); }),
+            "argument \"x\" of program \"axpy\" is an array; bind it with set_array");
   p.set_array("x", x.data(), x.size());
   p.set_array("y", y.data(), y.size());
   p.set_value("a", 3.0);
-  EXPECT_EQ(error_of([&] { p.call(); }), "argument \"N\" of program \"axpy\" is not bound; bind it with set_value before calling");
-  p.set_value("N", 11);
   EXPECT_EQ(error_of([&] { p.call(); }),
-            "array argument \"x\" of program \"axpy\" has 10 elements, but its shape [N] needs 11 for these symbol values");
+            "argument \"N\" of program \"axpy\" is not bound; bind it with set_value before calling");
+  p.set_value("N", 11);
+  EXPECT_EQ(
+      error_of([&] { p.call(); }),
+      "array argument \"x\" of program \"axpy\" has 10 elements, but its shape [N] needs 11 for these symbol values");
   EXPECT_EQ(y, std::vector<double>(10, 1.0));  // never called with a bad binding
   p.set_value("N", 10.0);                      // exact: fine
   p.call();
@@ -88,7 +91,9 @@ TEST(Api, InvalidInputListsEveryProblem) {
   j["nodes"][0]["nodes"][4]["attributes"]["data"] = "C";
   j["edges"][1]["dst"] = "9";
   std::string msg = error_of([&] { Program::compile_string(j.dump()); });
-  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/4/attributes/data: error: access node refers to unknown data \"C\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/4/attributes/data: error: access node refers to unknown data \"C\""),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("<string>: /edges/1/dst: error: interstate edge leads to block 9"), std::string::npos) << msg;
 }
 
@@ -97,7 +102,9 @@ TEST(Api, UnsupportedTaskletCodePointsAtTheTasklet) {
   b.symbol("N").array("x", DType::Float64, {"N"});
   b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "x[i]"}}, "import os\nb = a", {{"b", "x[i]"}});
   std::string msg = error_of([&] { Program::compile_string(write_sdfg(*b.build())); });
-  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/2/attributes/code: error: tasklet line 1: unsupported statement"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("<string>: /nodes/0/nodes/2/attributes/code: error: tasklet line 1: unsupported statement"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(Api, TwoInstancesAreIndependent) {
@@ -119,10 +126,20 @@ TEST(Api, TwoInstancesAreIndependent) {
 }
 
 TEST(Api, ProgramErrorsSurfaceAsExceptions) {
-  EXPECT_NE(error_of([] { Program::load("/nonexistent/libx.so"); }).find("cannot load /nonexistent/libx.so"), std::string::npos);
-  EXPECT_EQ(error_of([] { Options o; o.transients = "bogus"; Program::compile_string("{}", o); }),
+  EXPECT_NE(error_of([] { Program::load("/nonexistent/libx.so"); }).find("cannot load /nonexistent/libx.so"),
+            std::string::npos);
+  EXPECT_EQ(error_of([] {
+              Options o;
+              o.transients = "bogus";
+              Program::compile_string("{}", o);
+            }),
             "unknown transient mode \"bogus\"; expected scoped, persistent, pool or external");
-  EXPECT_EQ(error_of([] { Options o; o.gpu_streams = -1; Program::compile_string("{}", o); }), "gpu_streams must be 0 or more, not -1");
+  EXPECT_EQ(error_of([] {
+              Options o;
+              o.gpu_streams = -1;
+              Program::compile_string("{}", o);
+            }),
+            "gpu_streams must be 0 or more, not -1");
 }
 
 // ---- semantics of generated code ----------------------------------------------------------------
@@ -133,7 +150,8 @@ TEST(Semantics, WriteConflictResolutionUnderOpenMP) {
   b.symbol("N").array("x", DType::Float64, {"N"}).array("r", DType::Float64, {"5"});
   auto s = b.state("s");
   auto [e, x] = s.map("m", {"i"}, {"0:N"});
-  int t = s.tasklet("t", {"v"}, {"s", "p", "lo", "hi", "g"}, "s = v\np = 1.0 + v / 1000.0\nlo = v\nhi = v\ng = v", Language::Python, e);
+  int t = s.tasklet("t", {"v"}, {"s", "p", "lo", "hi", "g"}, "s = v\np = 1.0 + v / 1000.0\nlo = v\nhi = v\ng = v",
+                    Language::Python, e);
   int xin = s.access("x"), rout = s.access("r");
   s.edge(xin, "", e, "IN_x", "x", "0:N");
   s.edge(e, "OUT_x", t, "v", "x", "i");
@@ -165,7 +183,10 @@ TEST(Semantics, WriteConflictResolutionUnderOpenMP) {
 
 TEST(Semantics, PythonFloorDivisionAndModulo) {
   SDFGBuilder b("floors");
-  b.symbol("N").array("x", DType::Int64, {"N"}).array("q", DType::Int64, {"N"}).array("m", DType::Int64, {"N"})
+  b.symbol("N")
+      .array("x", DType::Int64, {"N"})
+      .array("q", DType::Int64, {"N"})
+      .array("m", DType::Int64, {"N"})
       .array("f", DType::Float64, {"N"});
   b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"v", "x[i]"}}, "a = v // 3\nb = v % 3\nc = v / 2",
                               {{"a", "q[i]"}, {"b", "m[i]"}, {"c", "f[i]"}});
@@ -193,7 +214,8 @@ TEST(Semantics, DaceMathInCppTasklets) {
     if (n->kind == NodeKind::Tasklet) {
       n->code.language = Language::CPP;
       n->code.code =
-          "dace::float64 e = dace::math::exp(v) + dace::math::pow(v, 2) + dace::math::ipow(2, 3) + dace::math::heaviside(v);\n"
+          "dace::float64 e = dace::math::exp(v) + dace::math::pow(v, 2) + dace::math::ipow(2, 3) + "
+          "dace::math::heaviside(v);\n"
           "o = e + dace::math::sin(dace::math::pi * v) + dace::math::max(v, 0.0) + dace::math::abs(-v);\n"
           "f = dace::math::ifloor(v * 1.5);";
     }
@@ -217,8 +239,11 @@ TEST(Semantics, DaceMathInCppTasklets) {
 TEST(Semantics, StridedCopiesAndOffsets) {
   // B[0:N-2] = A[1:N-1] (other_subset), then a column of a 2D array into a vector.
   SDFGBuilder b("copies");
-  b.symbol("N").array("A", DType::Float64, {"N"}).array("B", DType::Float64, {"N"})
-      .array("M2", DType::Float64, {"N", "N"}).array("col", DType::Float64, {"N"});
+  b.symbol("N")
+      .array("A", DType::Float64, {"N"})
+      .array("B", DType::Float64, {"N"})
+      .array("M2", DType::Float64, {"N", "N"})
+      .array("col", DType::Float64, {"N"});
   auto s = b.state("s");
   int a = s.access("A"), bb = s.access("B");
   s.copy(a, bb, "1:N - 1", "0:N - 2");
@@ -275,8 +300,9 @@ TEST(Semantics, LoopsConditionsAndDataDependentAssignments) {
 TEST(Trust, HostileNamesAndLabelsStayData) {
   SDFGBuilder b("hostile");
   b.symbol("N").array("class", DType::Float64, {"N"}).array("y", DType::Float64, {"N"});
-  b.state("s\n#error injected through a state label").mapped_tasklet("t\\\n#error injected through a tasklet label", {{"i", "0:N"}},
-                                                                          {{"v", "class[i]"}}, "w = v * 3", {{"w", "y[i]"}});
+  b.state("s\n#error injected through a state label")
+      .mapped_tasklet("t\\\n#error injected through a tasklet label", {{"i", "0:N"}}, {{"v", "class[i]"}}, "w = v * 3",
+                      {{"w", "y[i]"}});
   auto sdfg = b.build();
   for (auto& n : sdfg->root.blocks[0]->nodes)
     if (n->kind == NodeKind::MapEntry) n->map.label = "m\\";
@@ -350,15 +376,18 @@ TEST(Workspace, OneBufferServesTwoProgramsCalledInTurn) {
     std::fill(yb.begin(), yb.end(), -1.0);
     a.call();
     b.call();
-    for (std::size_t i = 0; i < xa.size(); ++i) ASSERT_EQ(ya[i], (xa[i] + 1.0) * 2 + 1.0) << "round " << round << " i " << i;
-    for (std::size_t i = 0; i < xb.size(); ++i) ASSERT_EQ(yb[i], (xb[i] - 3.0) * 2 - 3.0) << "round " << round << " i " << i;
+    for (std::size_t i = 0; i < xa.size(); ++i)
+      ASSERT_EQ(ya[i], (xa[i] + 1.0) * 2 + 1.0) << "round " << round << " i " << i;
+    for (std::size_t i = 0; i < xb.size(); ++i)
+      ASSERT_EQ(yb[i], (xb[i] - 3.0) * 2 - 3.0) << "round " << round << " i " << i;
   }
   // Symbol values that need more than the buffer holds are rejected at (re)initialization.
   std::vector<double> big_x(2000), big_y(2000);
   a.set_array("x", big_x.data(), big_x.size());
   a.set_array("y", big_y.data(), big_y.size());
   a.set_value("N", 2000);
-  EXPECT_NE(error_of([&] { a.call(); }).find("the CPU_Heap workspace has 16384 bytes but the program needs 32256"), std::string::npos);
+  EXPECT_NE(error_of([&] { a.call(); }).find("the CPU_Heap workspace has 16384 bytes but the program needs 32256"),
+            std::string::npos);
   std::free(shared);
 }
 
@@ -372,14 +401,18 @@ TEST(Workspace, EachBadBufferIsRejectedAndNothingIsInstalled) {
   EXPECT_EQ(bytes, 1024u);
   std::vector<double> good(bytes / sizeof(double) + 1);
   p.set_workspace("CPU_Heap", good.data(), bytes);
-  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", nullptr, bytes); }).find("the workspace pointer is null"), std::string::npos);
-  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", good.data(), bytes - 1); })
-                .find("the CPU_Heap workspace has 1023 bytes but the program needs 1024"),
+  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", nullptr, bytes); }).find("the workspace pointer is null"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              p.set_workspace("CPU_Heap", good.data(), bytes - 1);
+            }).find("the CPU_Heap workspace has 1023 bytes but the program needs 1024"),
             std::string::npos);
   char* odd = reinterpret_cast<char*>(good.data()) + 4;
-  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", odd, bytes); }).find("is not aligned to 8 bytes"), std::string::npos);
-  EXPECT_NE(error_of([&] { p.set_workspace("GPU_Global", good.data(), bytes); })
-                .find("program \"stage_c\" has no GPU_Global workspace (its workspaces: CPU_Heap)"),
+  EXPECT_NE(error_of([&] { p.set_workspace("CPU_Heap", odd, bytes); }).find("is not aligned to 8 bytes"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              p.set_workspace("GPU_Global", good.data(), bytes);
+            }).find("program \"stage_c\" has no GPU_Global workspace (its workspaces: CPU_Heap)"),
             std::string::npos);
   // The good buffer is still the one in use.
   p.call();
@@ -390,7 +423,8 @@ TEST(Api, ACpuProgramRejectsAnExternalStream) {
   Program p = Program::compile_string(axpy_json());
   int fake_stream = 0;
   std::string why = error_of([&] { p.set_external_stream(&fake_stream); });
-  EXPECT_NE(why.find("program axpy was compiled for the CPU (--target cpu): it has no GPU work to order against a caller's stream"),
+  EXPECT_NE(why.find("program axpy was compiled for the CPU (--target cpu): it has no GPU work to order against a "
+                     "caller's stream"),
             std::string::npos)
       << why;
   // Nothing changed: the program still runs.

@@ -55,7 +55,9 @@ void reproduce(const std::string& name, const std::string& mode) {
 
 class CorpusRun : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CorpusRun, ReproducesDaCe) { reproduce(GetParam(), ""); }
+TEST_P(CorpusRun, ReproducesDaCe) {
+  reproduce(GetParam(), "");
+}
 
 /// Every transient memory mode gives DaCe's results too.
 TEST_P(CorpusRun, ReproducesDaCeInEveryMemoryMode) {
@@ -73,15 +75,15 @@ TEST_P(CorpusRun, MatchesDaCeCSignature) {
   std::string name = inputs["sdfg_name"];
   std::smatch m;
   std::string header = prog.header;
-  ASSERT_TRUE(std::regex_search(header, m, std::regex("void __program_" + name + "\\(" + name + "Handle_t handle(, )?(.*)\\);")));
+  ASSERT_TRUE(std::regex_search(header, m,
+                                std::regex("void __program_" + name + "\\(" + name + "Handle_t handle(, )?(.*)\\);")));
   EXPECT_EQ(m[2].str(), inputs["c_signature"].get<std::string>());
   ASSERT_TRUE(std::regex_search(header, m, std::regex(name + "Handle_t __dace_init_" + name + "\\((.*)\\);")));
   std::string init = m[1].str() == "void" ? "" : m[1].str();
   EXPECT_EQ(init, inputs["init_signature"].get<std::string>());
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusRun, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusRun, ::testing::ValuesIn(cases()), [](const auto& info) { return info.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CorpusRun);
 
 TEST(CorpusRunAvailability, CorpusPresentOrSkipped) {

@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> gpu_files() { return corpus_gpu_programs(); }
+std::vector<std::string> gpu_files() {
+  return corpus_gpu_programs();
+}
 
 bool have(const char* tool, const char* env) {
   if (const char* e = std::getenv(env); e && *e) return true;
@@ -65,8 +67,7 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
   auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
   Program p = Program::compile_file(file, options);
   std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
-  for (auto& [k, v] : inputs["symbols"].items())
-    try {
+  for (auto& [k, v] : inputs["symbols"].items()) try {
       p.set_value(k, v["value"].get<std::int64_t>());
     } catch (const Error&) {
     }
@@ -100,7 +101,8 @@ TEST_P(GpuCorpus, ReproducesDaCeOnTheGpu) {
 
 TEST_P(GpuCorpus, EveryMemoryModeOnTheGpu) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
-  if (!std::getenv("SDFC_GPU_MODES")) GTEST_SKIP() << "set SDFC_GPU_MODES=1 (the GPU test script does) to run every mode";
+  if (!std::getenv("SDFC_GPU_MODES"))
+    GTEST_SKIP() << "set SDFC_GPU_MODES=1 (the GPU test script does) to run every mode";
   std::string case_dir = corpus_dir() + "/" + GetParam().substr(0, GetParam().find('/'));
   for (const char* mode : {"scoped", "persistent", "pool", "external"}) {
     SCOPED_TRACE(mode);
@@ -118,23 +120,26 @@ TEST_P(GpuCorpus, SeveralStreamsOnTheGpu) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
   bool all = std::getenv("SDFC_GPU_MODES") != nullptr;
   std::string name = GetParam().substr(0, GetParam().find('/'));
-  bool representative = GetParam().find("handbuilt") == std::string::npos &&
-                        (name == "forkjoin2x2_s" || name == "colsum_wcr_s" || name == "nested_top_s" || name == "cond_datadep_s");
+  bool representative =
+      GetParam().find("handbuilt") == std::string::npos &&
+      (name == "forkjoin2x2_s" || name == "colsum_wcr_s" || name == "nested_top_s" || name == "cond_datadep_s");
   if (!all && !representative) GTEST_SKIP() << "set SDFC_GPU_MODES=1 to run every program with several streams";
   std::string case_dir = corpus_dir() + "/" + name;
   struct Mode {
     int streams;
     const char* transients;
   };
-  std::vector<Mode> modes = all ? std::vector<Mode>{{1, ""}, {2, ""}, {4, ""}, {4, "external"}, {2, "pool"}, {4, "persistent"}}
-                                : std::vector<Mode>{{4, ""}, {2, "external"}};
+  std::vector<Mode> modes =
+      all ? std::vector<Mode>{{1, ""}, {2, ""}, {4, ""}, {4, "external"}, {2, "pool"}, {4, "persistent"}}
+          : std::vector<Mode>{{4, ""}, {2, "external"}};
   for (const Mode& m : modes) {
     SCOPED_TRACE(fmt::format("--gpu-streams {} --transients {}", m.streams, m.transients));
     Options o;
     o.target = "cuda";
     o.gpu_streams = m.streams;
     o.transients = m.transients;
-    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o)) GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o))
+      GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
   }
 }
 
@@ -212,7 +217,8 @@ TEST(GpuWorkspace, HostMemoryIsRefusedForGpuGlobal) {
     p.set_workspace("GPU_Global", host.data(), bytes);
     FAIL() << "host memory was accepted as a GPU_Global workspace";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("is pageable host memory; it must be device memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is pageable host memory; it must be device memory"), std::string::npos)
+        << e.what();
   }
   // The program's own workspace is still installed: the call works and matches the CPU version.
   p.call();
@@ -273,7 +279,9 @@ TEST(GpuCopies, NdBlocksAndStridedColumns) {
     p.set_array("hcol", hcol.data(), hcol.size());
     p.set_value("N", n);
     if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
-    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return static_cast<std::size_t>((i * n + j) * n + k); };
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+      return static_cast<std::size_t>((i * n + j) * n + k);
+    };
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < n; ++j)
         for (std::int64_t k = 0; k < n; ++k) {
@@ -353,7 +361,8 @@ TEST(GpuKernels, ThreadBlockMapsThroughSharedMemory) {
     if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
     for (std::int64_t blk = 0; blk < n / 32; ++blk)
       for (std::int64_t t = 0; t < 32; ++t)
-        ASSERT_EQ(b[static_cast<std::size_t>(32 * blk + t)], 2.0 * a[static_cast<std::size_t>(32 * blk + 31 - t)]) << blk << " " << t;
+        ASSERT_EQ(b[static_cast<std::size_t>(32 * blk + t)], 2.0 * a[static_cast<std::size_t>(32 * blk + 31 - t)])
+            << blk << " " << t;
   }
 }
 
@@ -363,7 +372,8 @@ namespace {
 std::vector<std::string> gpu_codegen_inputs() {
   std::vector<std::string> out;
   for (auto& f : fs::directory_iterator(std::string(SDFC_TEST_DATA) + "/../codegen/cuda"))
-    if (f.path().extension() == ".sdfg" && f.path().filename().string().rfind("error_", 0) != 0) out.push_back(f.path().stem().string());
+    if (f.path().extension() == ".sdfg" && f.path().filename().string().rfind("error_", 0) != 0)
+      out.push_back(f.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;
 }

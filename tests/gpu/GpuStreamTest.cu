@@ -46,9 +46,12 @@ std::string forkjoin() {
   b.array("c", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> acc;
-  s.mapped_tasklet("left", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 2.0 + 1.0", {{"o", "a[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("right", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v - 3.0", {{"o", "c[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("merge", {{"i", "0:N"}}, {{"p", "a[i]"}, {"q", "c[i]"}}, "o = p + q", {{"o", "y[i]"}}, sdfc::ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("left", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 2.0 + 1.0", {{"o", "a[i]"}},
+                   sdfc::ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("right", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v - 3.0", {{"o", "c[i]"}},
+                   sdfc::ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("merge", {{"i", "0:N"}}, {{"p", "a[i]"}, {"q", "c[i]"}}, "o = p + q", {{"o", "y[i]"}},
+                   sdfc::ScheduleType::GPU_Device, &acc);
   return sdfc::write_sdfg(*b.build());
 }
 

@@ -1,12 +1,16 @@
-#include "ir/Expr.h"
-
 #include <gtest/gtest.h>
+
+#include "ir/Expr.h"
 
 using namespace sdfc;
 
 namespace {
-std::string roundtrip(const std::string& s, Dialect d = Dialect::Plain) { return print_expr(parse_expr(s, d), d); }
-std::string simp(const std::string& s) { return print_expr(simplify(parse_expr(s, Dialect::Typed))); }
+std::string roundtrip(const std::string& s, Dialect d = Dialect::Plain) {
+  return print_expr(parse_expr(s, d), d);
+}
+std::string simp(const std::string& s) {
+  return print_expr(simplify(parse_expr(s, Dialect::Typed)));
+}
 std::int64_t eval(const std::string& s, std::map<std::string, std::int64_t> syms = {}) {
   auto v = evaluate(parse_expr(s, Dialect::Typed), syms);
   EXPECT_TRUE(v.has_value()) << s;
@@ -59,8 +63,8 @@ TEST(Expr, ParsesPythonCodeExpressions) {
 }
 
 TEST(Expr, PrintedTextParsesBackToTheSameTree) {
-  for (const char* s : {"-1 + $N", "2 + $L", "3*$L", "$N*$M - 2*$M", "int_floor($N, 2) + 1",
-                        "Max(0, -1 + $N)", "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2"}) {
+  for (const char* s : {"-1 + $N", "2 + $L", "3*$L", "$N*$M - 2*$M", "int_floor($N, 2) + 1", "Max(0, -1 + $N)",
+                        "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2"}) {
     Expr a = parse_expr(s, Dialect::Typed);
     std::string p = print_expr(a, Dialect::Typed);
     Expr b = parse_expr(p, Dialect::Typed);

@@ -9,8 +9,12 @@ using namespace sdfc;
 using namespace sdfc::test;
 
 namespace {
-Json small() { return load_json("small.sdfg"); }
-Json& state0(Json& j) { return j["nodes"][0]; }
+Json small() {
+  return load_json("small.sdfg");
+}
+Json& state0(Json& j) {
+  return j["nodes"][0];
+}
 
 std::string gzip(const std::string& s) {
   z_stream zs{};
@@ -134,7 +138,8 @@ TEST(Reader, HugeNumbers) {
   state0(j)["edges"][0]["src"] = "99999999999999999999999";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/nodes/0/edges/0/src");
-  EXPECT_EQ(d.message, "expected the source node (a non-negative index) but found the string \"99999999999999999999999\"");
+  EXPECT_EQ(d.message,
+            "expected the source node (a non-negative index) but found the string \"99999999999999999999999\"");
   Json k = small();
   k["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "1e999999";
   EXPECT_EQ(problems(k).size(), 0u);  // a float extent is unusual but not provably wrong here
@@ -151,9 +156,12 @@ TEST(Reader, UnknownEnumValues) {
     const char* pointer;
     const char* message_start;
   } cases[] = {
-      {"dtype", "float128", "/attributes/_arrays/A/attributes/dtype", "unknown dtype \"float128\"; expected one of bool, int8"},
-      {"storage", "GPU_Texture", "/attributes/_arrays/A/attributes/storage", "unknown storage type \"GPU_Texture\"; expected one of Default, Register"},
-      {"lifetime", "Forever", "/attributes/_arrays/A/attributes/lifetime", "unknown lifetime \"Forever\"; expected one of Scope, State"},
+      {"dtype", "float128", "/attributes/_arrays/A/attributes/dtype",
+       "unknown dtype \"float128\"; expected one of bool, int8"},
+      {"storage", "GPU_Texture", "/attributes/_arrays/A/attributes/storage",
+       "unknown storage type \"GPU_Texture\"; expected one of Default, Register"},
+      {"lifetime", "Forever", "/attributes/_arrays/A/attributes/lifetime",
+       "unknown lifetime \"Forever\"; expected one of Scope, State"},
   };
   for (auto& c : cases) {
     Json j = small();
@@ -166,8 +174,9 @@ TEST(Reader, UnknownEnumValues) {
   state0(j)["nodes"][0]["attributes"]["schedule"] = "FPGA_Device";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/nodes/0/nodes/0/attributes/schedule");
-  EXPECT_EQ(d.message, "unknown or unsupported schedule \"FPGA_Device\"; expected one of Default, Sequential, "
-                       "CPU_Multicore, GPU_Device, GPU_ThreadBlock");
+  EXPECT_EQ(d.message,
+            "unknown or unsupported schedule \"FPGA_Device\"; expected one of Default, Sequential, "
+            "CPU_Multicore, GPU_Device, GPU_ThreadBlock");
 }
 
 TEST(Reader, MalformedExpression) {
@@ -192,8 +201,9 @@ TEST(Reader, UnsupportedNodeTypeNamesTheConstruct) {
   state0(j)["nodes"][3]["classpath"] = "dace.libraries.standard.nodes.reduce.Reduce";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/nodes/0/nodes/3/type");
-  EXPECT_EQ(d.message, "unsupported dataflow node type \"LibraryNode\" (dace.libraries.standard.nodes.reduce.Reduce); "
-                       "supported: AccessNode, MapEntry, MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)");
+  EXPECT_EQ(d.message,
+            "unsupported dataflow node type \"LibraryNode\" (dace.libraries.standard.nodes.reduce.Reduce); "
+            "supported: AccessNode, MapEntry, MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)");
 }
 
 TEST(Reader, UnsupportedDescriptorAndBlock) {
@@ -241,7 +251,8 @@ TEST(Reader, DeepNestingIsRejectedWithoutRecursion) {
   deep += std::string(300000, '[') + std::string(300000, ']') + "},\"nodes\":[]}";
   auto ds = problems(deep);
   ASSERT_EQ(ds.size(), 1u);
-  EXPECT_EQ(ds[0].message, "JSON nested deeper than 512 levels (the pointer names the first 16); an SDFG never needs this");
+  EXPECT_EQ(ds[0].message,
+            "JSON nested deeper than 512 levels (the pointer names the first 16); an SDFG never needs this");
   EXPECT_EQ(ds[0].pointer, "/attributes/extra/0/0/0/0/0/0/0/0/0/0/0/0/0/0");
   // Deeply nested control flow within the JSON limit is still bounded
   std::string region = R"({"type":"ControlFlowRegion","label":"r","nodes":[]})";
@@ -256,12 +267,15 @@ TEST(Reader, LongFlatExpressionsAreRejectedNotRecursedInto) {
   // a + a + ... is a tree as deep as it is long: 20,000 terms overflowed the stack in simplify.
   std::string sum = "N";
   for (int i = 0; i < 20000; ++i) sum += " + N";
-  std::string file = R"({"type":"SDFG","attributes":{"name":"x","symbols":{"N":"int64"},"_arrays":{"A":{"type":"Array",)"
-                     R"("attributes":{"shape":[")" + sum + R"("],"dtype":"float64"}}}},"nodes":[]})";
+  std::string file =
+      R"({"type":"SDFG","attributes":{"name":"x","symbols":{"N":"int64"},"_arrays":{"A":{"type":"Array",)"
+      R"("attributes":{"shape":[")" +
+      sum + R"("],"dtype":"float64"}}}},"nodes":[]})";
   auto ds = problems(file);
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/A/attributes/shape/0");
-  EXPECT_NE(ds[0].message.find("expression has more than 2000 binary operators; split it"), std::string::npos) << ds[0].message;
+  EXPECT_NE(ds[0].message.find("expression has more than 2000 binary operators; split it"), std::string::npos)
+      << ds[0].message;
 }
 
 TEST(Reader, InputsLargerThanTheLimitAreRefused) {
@@ -273,7 +287,8 @@ TEST(Reader, InputsLargerThanTheLimitAreRefused) {
   ::unsetenv("SDFC_MAX_INPUT_MB");
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].message,
-            "the decompressed SDFG is larger than 1 MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB if the file is real");
+            "the decompressed SDFG is larger than 1 MiB, the most sdfc reads; raise the limit with SDFC_MAX_INPUT_MB "
+            "if the file is real");
   EXPECT_LT(gz.size(), 64u << 10);
 }
 
@@ -336,7 +351,8 @@ TEST(Reader, UnreadableFile) {
     read_sdfg_file("/nonexistent/x.sdfg");
     FAIL();
   } catch (const UserError& e) {
-    EXPECT_EQ(e.diagnostic().str(), "/nonexistent/x.sdfg: /: error: cannot open the file (does it exist and is it readable?)");
+    EXPECT_EQ(e.diagnostic().str(),
+              "/nonexistent/x.sdfg: /: error: cannot open the file (does it exist and is it readable?)");
   }
 }
 

@@ -9,13 +9,21 @@ namespace {
 // tests/data/small.sdfg: state 0 has nodes [0] map entry, [1] map exit, [2] tasklet t(a) -> (b),
 // [3] access A, [4] access B and edges 0: 3->0:IN_A, 1: 0:OUT_A->2:a, 2: 2:b->1:IN_B,
 // 3: 1:OUT_B->4. Root blocks: 0 state, 1 loop, 2 conditional; root edges 0->1, 1->2.
-Json small() { return load_json("small.sdfg"); }
-Json& state0(Json& j) { return j["nodes"][0]; }
-Json& memlet(Json& j, int edge) { return state0(j)["edges"][edge]["attributes"]["data"]["attributes"]; }
+Json small() {
+  return load_json("small.sdfg");
+}
+Json& state0(Json& j) {
+  return j["nodes"][0];
+}
+Json& memlet(Json& j, int edge) {
+  return state0(j)["edges"][edge]["attributes"]["data"]["attributes"];
+}
 
 }  // namespace
 
-TEST(Validate, SmallFileIsValid) { EXPECT_TRUE(problems(small()).empty()); }
+TEST(Validate, SmallFileIsValid) {
+  EXPECT_TRUE(problems(small()).empty());
+}
 
 TEST(Validate, DanglingEdgeSource) {
   Json j = small();
@@ -25,7 +33,9 @@ TEST(Validate, DanglingEdgeSource) {
   auto d = ds[0];
   EXPECT_EQ(d.pointer, "/nodes/0/edges/1/src");
   EXPECT_EQ(d.message, "edge starts at node 17, which does not exist (the state has 5 nodes)");
-  EXPECT_EQ(d.str(), "test.sdfg: /nodes/0/edges/1/src: error: edge starts at node 17, which does not exist (the state has 5 nodes)");
+  EXPECT_EQ(
+      d.str(),
+      "test.sdfg: /nodes/0/edges/1/src: error: edge starts at node 17, which does not exist (the state has 5 nodes)");
 }
 
 TEST(Validate, DanglingEdgeDestination) {
@@ -197,9 +207,10 @@ TEST(Validate, InvalidSdfgName) {
   auto ds = problems(j);
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].pointer, "/attributes/name");
-  EXPECT_EQ(ds[0].message,
-            "the SDFG name \"my program\" is not a valid name; expected letters, digits and '_', not starting with a digit "
-            "(as DaCe requires)");
+  EXPECT_EQ(
+      ds[0].message,
+      "the SDFG name \"my program\" is not a valid name; expected letters, digits and '_', not starting with a digit "
+      "(as DaCe requires)");
 }
 
 TEST(Validate, InvalidDataContainerName) {
@@ -210,9 +221,10 @@ TEST(Validate, InvalidDataContainerName) {
   auto ds = problems(text);
   ASSERT_GE(ds.size(), 1u);  // the access node and memlets of B now name unknown data too
   EXPECT_EQ(ds[0].pointer, "/attributes/_arrays/2B");
-  EXPECT_EQ(ds[0].message,
-            "data container name \"2B\" is not a valid name; expected letters, digits and '_', not starting with a digit "
-            "(as DaCe requires)");
+  EXPECT_EQ(
+      ds[0].message,
+      "data container name \"2B\" is not a valid name; expected letters, digits and '_', not starting with a digit "
+      "(as DaCe requires)");
 }
 
 TEST(Validate, UndefinedSymbols) {
@@ -222,9 +234,10 @@ TEST(Validate, UndefinedSymbols) {
   state0(j)["nodes"][0]["attributes"]["range"]["ranges"][0]["end"] = "M - 1";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/nodes/0/nodes/0/attributes/range/ranges/0/end");
-  EXPECT_EQ(d.message,
-            "undefined symbol \"M\" in the range of map \"" + state0(j)["nodes"][0]["attributes"]["label"].get<std::string>() +
-                "\"; declare it in the SDFG's symbols, assign it on an interstate edge, or (inside a map) make it a map parameter");
+  EXPECT_EQ(d.message, "undefined symbol \"M\" in the range of map \"" +
+                           state0(j)["nodes"][0]["attributes"]["label"].get<std::string>() +
+                           "\"; declare it in the SDFG's symbols, assign it on an interstate edge, or (inside a map) "
+                           "make it a map parameter");
   j = small();
   j["attributes"]["_arrays"]["A"]["attributes"]["shape"][0] = "K";
   d = one_problem(j);
@@ -234,7 +247,8 @@ TEST(Validate, UndefinedSymbols) {
   j["edges"][0]["attributes"]["data"]["attributes"]["condition"]["string_data"] = "zz > 0";
   d = one_problem(j);
   EXPECT_EQ(d.pointer, "/edges/0/attributes/data/attributes/condition");
-  EXPECT_NE(d.message.find("undefined symbol \"zz\" in the interstate edge's condition"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("undefined symbol \"zz\" in the interstate edge's condition"), std::string::npos)
+      << d.message;
   // Assigned on an edge: defined
   j["edges"][0]["attributes"]["data"]["attributes"]["assignments"]["zz"] = "N + 1";
   EXPECT_TRUE(problems(j).empty());

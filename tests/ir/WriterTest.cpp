@@ -24,8 +24,10 @@ void cfg_ids_in_dace_order(const Json& j, std::vector<int>& out) {
     for (auto& br : j["branches"]) cfg_ids_in_dace_order(br[1], out);
   if (!j.contains("nodes")) return;
   for (auto& n : j["nodes"]) {
-    if (n["type"] == "NestedSDFG") cfg_ids_in_dace_order(n["attributes"]["sdfg"], out);
-    else cfg_ids_in_dace_order(n, out);
+    if (n["type"] == "NestedSDFG")
+      cfg_ids_in_dace_order(n["attributes"]["sdfg"], out);
+    else
+      cfg_ids_in_dace_order(n, out);
   }
 }
 
@@ -34,7 +36,8 @@ void cfg_ids_in_dace_order(const Json& j, std::vector<int>& out) {
 TEST(Writer, CfgListIdsAreInDaCesPreOrder) {
   std::vector<std::string> files = {data_path("small.sdfg")};
   if (!corpus_dir().empty())
-    for (const char* c : {"nested_top_s", "cond_datadep_s", "heat2d_loop_s"}) files.push_back(corpus_dir() + "/" + c + "/program.sdfg");
+    for (const char* c : {"nested_top_s", "cond_datadep_s", "heat2d_loop_s"})
+      files.push_back(corpus_dir() + "/" + c + "/program.sdfg");
   for (auto& f : files) {
     Json out = Json::parse(write_sdfg(*read_sdfg(slurp(f))));
     std::vector<int> ids;

@@ -17,8 +17,8 @@ TEST(ExternalSync, ForksAndJoinsTheStreamsTheProgramUses) {
     bool sync;
     std::vector<int> used;
   };
-  for (const Case& c : {Case{Target::CPU, 0, false, {}}, Case{Target::CUDA, 0, true, {}}, Case{Target::CUDA, 1, true, {0}},
-                        Case{Target::CUDA, 4, true, {0, 1}}}) {
+  for (const Case& c : {Case{Target::CPU, 0, false, {}}, Case{Target::CUDA, 0, true, {}},
+                        Case{Target::CUDA, 1, true, {0}}, Case{Target::CUDA, 4, true, {0, 1}}}) {
     SCOPED_TRACE(c.streams);
     auto sdfg = load_sdfg_file(file);
     CompileOptions o;
@@ -29,7 +29,8 @@ TEST(ExternalSync, ForksAndJoinsTheStreamsTheProgramUses) {
     EXPECT_EQ(sdfg->sync_streams, c.used);
     std::string text = dump(*sdfg);
     if (c.sync) {
-      EXPECT_NE(text.find("entry: the caller's stream waits for the previous call if it changed;"), std::string::npos) << text;
+      EXPECT_NE(text.find("entry: the caller's stream waits for the previous call if it changed;"), std::string::npos)
+          << text;
       EXPECT_NE(text.find("exit: "), std::string::npos);
     }
     if (!c.used.empty()) {

@@ -28,16 +28,21 @@ CompileOptions cuda(int streams, TransientMode mode = TransientMode::AsDeclared)
 /// independent ones, which run on two streams.
 std::unique_ptr<SDFG> pooled_fanout() {
   SDFGBuilder b("pooled_fanout");
-  b.symbol("N").symbol("K").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+  b.symbol("N")
+      .symbol("K")
+      .array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
       .array("tmp", DType::Float64, {"K"}, true, StorageType::GPU_Global)
       .array("y", DType::Float64, {"N"}, false, StorageType::GPU_Global)
       .array("z", DType::Float64, {"N"}, false, StorageType::GPU_Global);
   b.state("start");
   auto s = b.state("use");
   std::map<std::string, int> acc;
-  s.mapped_tasklet("fill", {{"i", "0:K"}}, {{"a", "x[i]"}}, "b = a + 1.0", {{"b", "tmp[i]"}}, ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("left", {{"i", "0:K"}}, {{"a", "tmp[i]"}}, "b = a * 2.0", {{"b", "y[i]"}}, ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("right", {{"i", "0:K"}}, {{"a", "tmp[i]"}}, "b = a * 3.0", {{"b", "z[i]"}}, ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("fill", {{"i", "0:K"}}, {{"a", "x[i]"}}, "b = a + 1.0", {{"b", "tmp[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
+  s.mapped_tasklet("left", {{"i", "0:K"}}, {{"a", "tmp[i]"}}, "b = a * 2.0", {{"b", "y[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
+  s.mapped_tasklet("right", {{"i", "0:K"}}, {{"a", "tmp[i]"}}, "b = a * 3.0", {{"b", "z[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
   b.edge(0, 1, "1", {{"K", "N - 1"}});
   auto sdfg = b.build();
   sdfg->find_data("tmp")->pool = true;
@@ -90,7 +95,8 @@ TEST(PoolLegality, AFreeNotOrderedAfterAnotherStreamsUseIsRejected) {
   ASSERT_FALSE(use.join_events.empty());
   use.join_events.clear();  // stream 0 frees tmp without waiting for the reader on stream 1
   std::string e = error_of(*sdfg, cuda(2));
-  EXPECT_NE(e.find("/attributes/_arrays/tmp: pooled transient \"tmp\" is used on a stream that nothing orders against its pool free "
+  EXPECT_NE(e.find("/attributes/_arrays/tmp: pooled transient \"tmp\" is used on a stream that nothing orders against "
+                   "its pool free "
                    "on stream 0"),
             std::string::npos)
       << e;
@@ -107,7 +113,9 @@ TEST(PoolLegality, AnAllocationNotOrderedBeforeAnotherStreamsUseIsRejected) {
   st.fork_event = -1;  // stream 1 starts without waiting for stream 0's allocations
   st.fork_streams.clear();
   std::string e = error_of(*sdfg, cuda(2, TransientMode::Pool));
-  EXPECT_NE(e.find("is used on a stream that nothing orders against its pool allocation on stream 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("is used on a stream that nothing orders against its pool allocation on stream 0"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("on stream 1"), std::string::npos) << e;
 }
 
@@ -120,7 +128,8 @@ TEST(PoolLegality, PoolWithExternalLifetimeIsRejected) {
   } catch (const UserError& e) {
     EXPECT_EQ(e.diagnostic().pointer, "/attributes/_arrays/tmp");
     EXPECT_EQ(e.diagnostic().message,
-              "transient \"tmp\" is marked pool but has External lifetime: the caller owns its memory, so sdfc cannot allocate it "
+              "transient \"tmp\" is marked pool but has External lifetime: the caller owns its memory, so sdfc cannot "
+              "allocate it "
               "from the pool; remove pool, or make its lifetime Scope");
   }
 }
@@ -128,11 +137,13 @@ TEST(PoolLegality, PoolWithExternalLifetimeIsRejected) {
 TEST(PoolLegality, PoolInsideAGpuKernelIsRejected) {
   // `t` is used only inside the kernel's map scope (a per-thread buffer).
   SDFGBuilder b("pool_in_kernel");
-  b.symbol("N").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+  b.symbol("N")
+      .array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
       .array("t", DType::Float64, {"1"}, true, StorageType::GPU_Global)
       .array("y", DType::Float64, {"N"}, false, StorageType::GPU_Global);
   std::map<std::string, int> acc;
-  b.state("s").mapped_tasklet("k", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::GPU_Device, &acc);
+  b.state("s").mapped_tasklet("k", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::GPU_Device,
+                              &acc);
   auto sdfg = b.build();
   sdfg->find_data("t")->pool = true;
   DataDesc& t = *sdfg->find_data("t");
@@ -144,9 +155,10 @@ TEST(PoolLegality, PoolInsideAGpuKernelIsRejected) {
   t.place = DataDesc::Place::MapScope;  // what transient-lifetimes decides for a transient used only there
   t.place_state = &st;
   t.place_scope = entry;
-  EXPECT_EQ(error_of(*sdfg, cuda(0)),
-            "/attributes/_arrays/t: transient \"t\" is marked pool but is used only inside GPU kernel \"k\": stream-ordered "
-            "allocation is a host call; remove pool (the kernel's scope allocates it), or use it outside the map too");
+  EXPECT_EQ(
+      error_of(*sdfg, cuda(0)),
+      "/attributes/_arrays/t: transient \"t\" is marked pool but is used only inside GPU kernel \"k\": stream-ordered "
+      "allocation is a host call; remove pool (the kernel's scope allocates it), or use it outside the map too");
 }
 
 TEST(PoolLegality, NothingToCheckOnTheCpu) {

@@ -18,9 +18,12 @@ std::unique_ptr<SDFG> fork_join() {
   for (const char* a : {"a", "c"}) b.array(a, DType::Float64, {"N"}, true, StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> acc;
-  s.mapped_tasklet("left", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 2.0", {{"o", "a[i]"}}, ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("right", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v - 1.0", {{"o", "c[i]"}}, ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("merge", {{"i", "0:N"}}, {{"p", "a[i]"}, {"q", "c[i]"}}, "o = p + q", {{"o", "y[i]"}}, ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("left", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 2.0", {{"o", "a[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
+  s.mapped_tasklet("right", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v - 1.0", {{"o", "c[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
+  s.mapped_tasklet("merge", {{"i", "0:N"}}, {{"p", "a[i]"}, {"q", "c[i]"}}, "o = p + q", {{"o", "y[i]"}},
+                   ScheduleType::GPU_Device, &acc);
   return b.build();
 }
 
@@ -71,8 +74,10 @@ std::unique_ptr<SDFG> halves(const std::string& right_range) {
   b.array("t", DType::Float64, {"N"}, true, StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> acc;
-  s.mapped_tasklet("left", {{"i", "0:N // 2"}}, {{"v", "x[i]"}}, "o = v * 2.0", {{"o", "t[i]"}}, ScheduleType::GPU_Device, &acc);
-  s.mapped_tasklet("right", {{"i", right_range}}, {{"v", "x[i]"}}, "o = v - 1.0", {{"o", "t[i]"}}, ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("left", {{"i", "0:N // 2"}}, {{"v", "x[i]"}}, "o = v * 2.0", {{"o", "t[i]"}},
+                   ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("right", {{"i", right_range}}, {{"v", "x[i]"}}, "o = v - 1.0", {{"o", "t[i]"}},
+                   ScheduleType::GPU_Device, &acc);
   s.mapped_tasklet("all", {{"i", "0:N"}}, {{"v", "t[i]"}}, "o = v", {{"o", "y[i]"}}, ScheduleType::GPU_Device, &acc);
   return b.build();
 }
@@ -113,7 +118,8 @@ TEST(StreamAssignment, CopiesIntoDisjointPartsRunConcurrently) {
   s.copy(a, d, "0:N", "0:N");
   s.copy(bb, d, "0:N", "N:2 * N");
   std::map<std::string, int> acc{{"d", d}};
-  s.mapped_tasklet("use", {{"i", "0:2 * N"}}, {{"v", "d[i]"}}, "o = v", {{"o", "y[i]"}}, ScheduleType::GPU_Device, &acc);
+  s.mapped_tasklet("use", {{"i", "0:2 * N"}}, {{"v", "d[i]"}}, "o = v", {{"o", "y[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
   auto sdfg = b.build();
   CompileOptions o;
   o.target = Target::CUDA;

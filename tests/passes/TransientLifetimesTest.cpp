@@ -18,14 +18,21 @@ namespace {
 /// state 0: tmp (whole-call transient) <- x; state 1 (after L = x[0]): late[L] used there only.
 std::unique_ptr<SDFG> program() {
   SDFGBuilder b("placement");
-  b.symbol("N").symbol("L").array("x", DType::Int32, {"N"}).array("tmp", DType::Int32, {"N"}, true)
-      .array("late", DType::Int32, {"L"}, true).array("y", DType::Int32, {"N"});
+  b.symbol("N")
+      .symbol("L")
+      .array("x", DType::Int32, {"N"})
+      .array("tmp", DType::Int32, {"N"}, true)
+      .array("late", DType::Int32, {"L"}, true)
+      .array("y", DType::Int32, {"N"});
   std::map<std::string, int> outer;
-  b.state("first").mapped_tasklet("copy", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a", {{"b", "tmp[i]"}}, ScheduleType::Default, &outer);
+  b.state("first").mapped_tasklet("copy", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a", {{"b", "tmp[i]"}},
+                                  ScheduleType::Default, &outer);
   std::map<std::string, int> second;
   auto s1 = b.state("second");
-  s1.mapped_tasklet("fill", {{"i", "0:L"}}, {{"a", "tmp[i]"}}, "b = a + 1", {{"b", "late[i]"}}, ScheduleType::Default, &second);
-  s1.mapped_tasklet("back", {{"i", "0:L"}}, {{"a", "late[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::Default, &second);
+  s1.mapped_tasklet("fill", {{"i", "0:L"}}, {{"a", "tmp[i]"}}, "b = a + 1", {{"b", "late[i]"}}, ScheduleType::Default,
+                    &second);
+  s1.mapped_tasklet("back", {{"i", "0:L"}}, {{"a", "late[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::Default,
+                    &second);
   b.edge(0, 1, "1", {{"L", "x[0]"}});
   return b.build();
 }

@@ -52,7 +52,8 @@ TEST(VerifySync, EveryCorpusGpuProgramIsProvenInEveryMode) {
   if (files.empty()) GTEST_SKIP() << "corpus not found";
   for (const std::string& f : files)
     for (int streams : {0, 1, 2, 4})
-      for (TransientMode mode : {TransientMode::AsDeclared, TransientMode::External, TransientMode::Pool, TransientMode::Persistent}) {
+      for (TransientMode mode :
+           {TransientMode::AsDeclared, TransientMode::External, TransientMode::Pool, TransientMode::Persistent}) {
         SCOPED_TRACE(fmt::format("{} --gpu-streams {} --transients {}", f, streams, to_string(mode)));
         auto sdfg = scheduled(f, streams, mode);
         SyncReport r = verify_sync(*sdfg, cuda(streams));
@@ -76,9 +77,10 @@ TEST(VerifySync, AMissingEventBetweenStreamsIsCaught) {
   SyncReport r = verify_sync(*sdfg, cuda(2));
   ASSERT_FALSE(r.ok());
   std::string all = joined(r.races);
-  EXPECT_NE(all.find("kernel v_second_map in state \"forkjoin2x2_s_copyin\" writes on stream 1 and kernel merge_map in state "
-                     "\"forkjoin2x2_s_copyin\" reads on stream 0 are not ordered (container v2)"),
-            std::string::npos)
+  EXPECT_NE(
+      all.find("kernel v_second_map in state \"forkjoin2x2_s_copyin\" writes on stream 1 and kernel merge_map in state "
+               "\"forkjoin2x2_s_copyin\" reads on stream 0 are not ordered (container v2)"),
+      std::string::npos)
       << all;
 }
 
@@ -90,7 +92,8 @@ TEST(VerifySync, AMissingForkIsCaught) {
   sdfg->root.blocks[0]->fork_event = -1;
   SyncReport r = verify_sync(*sdfg, cuda(2));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(joined(r.races).find("the pool allocation of v1 (stream 0) writes on stream 0 and kernel v_first_map"), std::string::npos)
+  EXPECT_NE(joined(r.races).find("the pool allocation of v1 (stream 0) writes on stream 0 and kernel v_first_map"),
+            std::string::npos)
       << joined(r.races);
 }
 

@@ -17,10 +17,14 @@ std::unique_ptr<SDFG> chain(bool back_edge = false, Lifetime t3_lifetime = Lifet
   b.array("t1", DType::Int32, {"N"}, true).array("t2", DType::Int32, {"N"}, true);
   b.array("t3", DType::Int32, {"N"}, true, StorageType::Default, t3_lifetime);
   std::map<std::string, int> m0, m1, m2, m3;
-  b.state("s0").mapped_tasklet("a", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a + 1", {{"b", "t1[i]"}}, ScheduleType::Default, &m0);
-  b.state("s1").mapped_tasklet("b", {{"i", "0:N"}}, {{"a", "t1[i]"}}, "b = a * 2", {{"b", "t2[i]"}}, ScheduleType::Default, &m1);
-  b.state("s2").mapped_tasklet("c", {{"i", "0:N"}}, {{"a", "t2[i]"}}, "b = a + 3", {{"b", "t3[i]"}}, ScheduleType::Default, &m2);
-  b.state("s3").mapped_tasklet("d", {{"i", "0:N"}}, {{"a", "t3[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::Default, &m3);
+  b.state("s0").mapped_tasklet("a", {{"i", "0:N"}}, {{"a", "x[i]"}}, "b = a + 1", {{"b", "t1[i]"}},
+                               ScheduleType::Default, &m0);
+  b.state("s1").mapped_tasklet("b", {{"i", "0:N"}}, {{"a", "t1[i]"}}, "b = a * 2", {{"b", "t2[i]"}},
+                               ScheduleType::Default, &m1);
+  b.state("s2").mapped_tasklet("c", {{"i", "0:N"}}, {{"a", "t2[i]"}}, "b = a + 3", {{"b", "t3[i]"}},
+                               ScheduleType::Default, &m2);
+  b.state("s3").mapped_tasklet("d", {{"i", "0:N"}}, {{"a", "t3[i]"}}, "b = a", {{"b", "y[i]"}}, ScheduleType::Default,
+                               &m3);
   b.edge(0, 1).edge(1, 2).edge(2, 3, back_edge ? "x[0] > 0" : "1");
   if (back_edge) b.edge(2, 1, "x[0] <= 0");
   return b.build();
@@ -31,7 +35,9 @@ const Workspace& only_workspace(const SDFG& sdfg) {
   return sdfg.workspaces.at(0);
 }
 
-std::int64_t at(const Expr& e, std::int64_t n) { return evaluate(e, {{"N", n}}).value_or(-1); }
+std::int64_t at(const Expr& e, std::int64_t n) {
+  return evaluate(e, {{"N", n}}).value_or(-1);
+}
 
 CompileOptions external() {
   CompileOptions o;
@@ -108,15 +114,16 @@ namespace {
 /// One state: x -> t1 -> t2 -> t3 -> t4 -> y through five GPU kernels (a chain, one stream).
 std::unique_ptr<SDFG> gpu_chain_in_one_state() {
   SDFGBuilder b("one_state_chain");
-  b.symbol("N").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+  b.symbol("N")
+      .array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
       .array("y", DType::Float64, {"N"}, false, StorageType::GPU_Global);
   for (int i = 1; i <= 4; ++i) b.array("t" + std::to_string(i), DType::Float64, {"N"}, true, StorageType::GPU_Global);
   auto s = b.state("s");
   std::map<std::string, int> acc;
   std::vector<std::string> names = {"x", "t1", "t2", "t3", "t4", "y"};
   for (std::size_t i = 0; i + 1 < names.size(); ++i)
-    s.mapped_tasklet("k" + std::to_string(i), {{"i", "0:N"}}, {{"a", names[i] + "[i]"}}, "b = a + 1.0", {{"b", names[i + 1] + "[i]"}},
-                     ScheduleType::GPU_Device, &acc);
+    s.mapped_tasklet("k" + std::to_string(i), {{"i", "0:N"}}, {{"a", names[i] + "[i]"}}, "b = a + 1.0",
+                     {{"b", names[i + 1] + "[i]"}}, ScheduleType::GPU_Device, &acc);
   return b.build();
 }
 
@@ -127,7 +134,9 @@ CompileOptions gpu_external(int streams) {
   return o;
 }
 
-std::int64_t offset_of(const SDFG& sdfg, const std::string& n) { return at(sdfg.find_data(n)->workspace_offset, 100); }
+std::int64_t offset_of(const SDFG& sdfg, const std::string& n) {
+  return at(sdfg.find_data(n)->workspace_offset, 100);
+}
 
 }  // namespace
 
@@ -154,17 +163,22 @@ TEST(WorkspaceLayout, KernelsInOneStateOnTwoStreamsDoNotShare) {
   // last use before b1's first, so they keep bytes of their own although a1's kernels come first.
   auto program = [] {
     SDFGBuilder b("two_branches");
-    b.symbol("N").array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+    b.symbol("N")
+        .array("x", DType::Float64, {"N"}, false, StorageType::GPU_Global)
         .array("ya", DType::Float64, {"N"}, false, StorageType::GPU_Global)
         .array("yb", DType::Float64, {"N"}, false, StorageType::GPU_Global)
         .array("a1", DType::Float64, {"N"}, true, StorageType::GPU_Global)
         .array("b1", DType::Float64, {"N"}, true, StorageType::GPU_Global);
     auto s = b.state("s");
     std::map<std::string, int> acc;
-    s.mapped_tasklet("ka", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 1.0", {{"o", "a1[i]"}}, ScheduleType::GPU_Device, &acc);
-    s.mapped_tasklet("ka2", {{"i", "0:N"}}, {{"v", "a1[i]"}}, "o = v + 1.0", {{"o", "ya[i]"}}, ScheduleType::GPU_Device, &acc);
-    s.mapped_tasklet("kb", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 2.0", {{"o", "b1[i]"}}, ScheduleType::GPU_Device, &acc);
-    s.mapped_tasklet("kb2", {{"i", "0:N"}}, {{"v", "b1[i]"}}, "o = v + 2.0", {{"o", "yb[i]"}}, ScheduleType::GPU_Device, &acc);
+    s.mapped_tasklet("ka", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 1.0", {{"o", "a1[i]"}}, ScheduleType::GPU_Device,
+                     &acc);
+    s.mapped_tasklet("ka2", {{"i", "0:N"}}, {{"v", "a1[i]"}}, "o = v + 1.0", {{"o", "ya[i]"}}, ScheduleType::GPU_Device,
+                     &acc);
+    s.mapped_tasklet("kb", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 2.0", {{"o", "b1[i]"}}, ScheduleType::GPU_Device,
+                     &acc);
+    s.mapped_tasklet("kb2", {{"i", "0:N"}}, {{"v", "b1[i]"}}, "o = v + 2.0", {{"o", "yb[i]"}}, ScheduleType::GPU_Device,
+                     &acc);
     return b.build();
   };
   auto sdfg = program();

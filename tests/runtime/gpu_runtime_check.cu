@@ -3,8 +3,8 @@
 // tests/runtime/check_gpu_headers.sh with nvcc (sm_90) and hipcc (gfx90a, as HIP source); no GPU is
 // needed for that. Built with -DSDFC_GPU_CHECK_MAIN it also links into a program that runs
 // exercise() and prints the outcome: on a machine without a GPU it must report "no GPU device found".
-#include "sdfc/program.h"
 #include "sdfc/gpu.h"
+#include "sdfc/program.h"
 
 namespace {
 
@@ -75,8 +75,8 @@ int exercise(const char** message) {
   // ---- cross-stream ordering: stream 1 waits for stream 0
   SDFC_GPU_CHECK(ctx, gpuEventRecord(event(ctx, 0), stream(ctx, 0)));
   SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(stream(ctx, 1), event(ctx, 0)));
-  SDFC_GPU_CHECK(ctx, gpuMemcpy2DAsync(d_b, 10 * sizeof(double), d_a, 10 * sizeof(double), 10 * sizeof(double),
-                                       n / 10, kMemcpyDeviceToDevice, stream(ctx, 1)));
+  SDFC_GPU_CHECK(ctx, gpuMemcpy2DAsync(d_b, 10 * sizeof(double), d_a, 10 * sizeof(double), 10 * sizeof(double), n / 10,
+                                       kMemcpyDeviceToDevice, stream(ctx, 1)));
   SDFC_GPU_CHECK(ctx, gpuMemcpyAsync(d_pooled, d_b, bytes, kMemcpyDefault, stream(ctx, 1)));
   SDFC_GPU_CHECK(ctx, gpuMemcpyAsync(h_pinned, d_pooled, bytes, kMemcpyDeviceToHost, stream(ctx, 1)));
   SDFC_GPU_CHECK(ctx, gpuEventRecord(event(ctx, 1), stream(ctx, 1)));

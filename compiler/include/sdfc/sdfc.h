@@ -14,8 +14,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace sdfc {
@@ -116,18 +116,30 @@ class Program {
   template <typename T>
   static const char* dtype_name() {
     using U = std::remove_cv_t<T>;
-    if constexpr (std::is_same_v<U, double>) return "float64";
-    else if constexpr (std::is_same_v<U, float>) return "float32";
-    else if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
-    else if constexpr (std::is_same_v<U, std::int32_t>) return "int32";
-    else if constexpr (std::is_same_v<U, std::int16_t>) return "int16";
-    else if constexpr (std::is_same_v<U, std::int8_t>) return "int8";
-    else if constexpr (std::is_same_v<U, std::uint64_t>) return "uint64";
-    else if constexpr (std::is_same_v<U, std::uint32_t>) return "uint32";
-    else if constexpr (std::is_same_v<U, std::uint16_t>) return "uint16";
-    else if constexpr (std::is_same_v<U, std::uint8_t>) return "uint8";
-    else if constexpr (std::is_same_v<U, bool>) return "bool";
-    else static_assert(sizeof(T) == 0, "unsupported element type");
+    if constexpr (std::is_same_v<U, double>)
+      return "float64";
+    else if constexpr (std::is_same_v<U, float>)
+      return "float32";
+    else if constexpr (std::is_same_v<U, std::int64_t>)
+      return "int64";
+    else if constexpr (std::is_same_v<U, std::int32_t>)
+      return "int32";
+    else if constexpr (std::is_same_v<U, std::int16_t>)
+      return "int16";
+    else if constexpr (std::is_same_v<U, std::int8_t>)
+      return "int8";
+    else if constexpr (std::is_same_v<U, std::uint64_t>)
+      return "uint64";
+    else if constexpr (std::is_same_v<U, std::uint32_t>)
+      return "uint32";
+    else if constexpr (std::is_same_v<U, std::uint16_t>)
+      return "uint16";
+    else if constexpr (std::is_same_v<U, std::uint8_t>)
+      return "uint8";
+    else if constexpr (std::is_same_v<U, bool>)
+      return "bool";
+    else
+      static_assert(sizeof(T) == 0, "unsupported element type");
   }
 
  private:

@@ -52,30 +52,30 @@ inline namespace SDFC_GPU_ABI_NAMESPACE {
 constexpr long long kMaxDelayUs = 10LL * 1000 * 1000;
 
 struct Context {
-  int device = -1;                      ///< the device current at init; all work of the instance runs there
-  bool initialized = false;             ///< init() succeeded (destroy() undoes it)
-  int num_streams = 0;                  ///< 0 = single-stream mode
-  std::vector<Stream> internal_streams; ///< created and destroyed by the context (non-blocking)
-  std::vector<Stream> streams;          ///< the handles work uses; streams[i] == internal_streams[i]
-                                        ///< unless replaced through dace_gpu_set_stream; size max(1, N)
-  std::vector<bool> stream_overridden;  ///< streams[i] was replaced through the DaCe API
-  std::vector<Event> events;            ///< the passes' events, ids 0..num_events-1, created at init
+  int device = -1;                       ///< the device current at init; all work of the instance runs there
+  bool initialized = false;              ///< init() succeeded (destroy() undoes it)
+  int num_streams = 0;                   ///< 0 = single-stream mode
+  std::vector<Stream> internal_streams;  ///< created and destroyed by the context (non-blocking)
+  std::vector<Stream> streams;           ///< the handles work uses; streams[i] == internal_streams[i]
+                                         ///< unless replaced through dace_gpu_set_stream; size max(1, N)
+  std::vector<bool> stream_overridden;   ///< streams[i] was replaced through the DaCe API
+  std::vector<Event> events;             ///< the passes' events, ids 0..num_events-1, created at init
 
-  Stream external = nullptr;            ///< the caller's stream (nullptr = the legacy default stream)
-  bool external_set = false;            ///< an external stream was set (stream-ordered return)
-  bool external_changed = false;        ///< the anchor differs from the stream the previous call ended on
+  Stream external = nullptr;      ///< the caller's stream (nullptr = the legacy default stream)
+  bool external_set = false;      ///< an external stream was set (stream-ordered return)
+  bool external_changed = false;  ///< the anchor differs from the stream the previous call ended on
 
-  Event cross_call = nullptr;           ///< recorded on the anchor at exit, waited on at entry when the anchor changed
+  Event cross_call = nullptr;  ///< recorded on the anchor at exit, waited on at entry when the anchor changed
   bool cross_call_recorded = false;
-  Stream cross_call_stream = nullptr;   ///< where cross_call was last recorded
-  Event sync_event = nullptr;           ///< scratch event: entry fork / exit join / stream validation
+  Stream cross_call_stream = nullptr;  ///< where cross_call was last recorded
+  Event sync_event = nullptr;          ///< scratch event: entry fork / exit join / stream validation
 
-  bool pool_enabled = false;            ///< enable_pool() already ran
-  long long delay_us = 0;               ///< SDFC_GPU_DELAY_US at init (0 = off)
-  long long delay_ticks_per_us = 0;     ///< device clock ticks per microsecond (when delay_us > 0)
+  bool pool_enabled = false;         ///< enable_pool() already ran
+  long long delay_us = 0;            ///< SDFC_GPU_DELAY_US at init (0 = off)
+  long long delay_ticks_per_us = 0;  ///< device clock ticks per microsecond (when delay_us > 0)
 
-  rt::ErrorSlot error;                  ///< the first error (message), for the __sdfc_ last-error hook
-  Error last_code = kSuccess;           ///< the raw code, for __dace_gpu_last_error
+  rt::ErrorSlot error;         ///< the first error (message), for the __sdfc_ last-error hook
+  Error last_code = kSuccess;  ///< the raw code, for __dace_gpu_last_error
 
   Context() = default;
   Context(const Context&) = delete;
@@ -114,8 +114,8 @@ inline bool check_launch(Context& ctx, const char* kernel, const char* file, int
   Error err = gpuGetLastError();
   if (err == kSuccess) return true;
   if (ctx.last_code == kSuccess) ctx.last_code = err;
-  rt::record_error(ctx.error, "launch of kernel %s failed: %s (%s, code %d) at %s:%d", kernel,
-                   gpuGetErrorString(err), gpuGetErrorName(err), static_cast<int>(err), file, line);
+  rt::record_error(ctx.error, "launch of kernel %s failed: %s (%s, code %d) at %s:%d", kernel, gpuGetErrorString(err),
+                   gpuGetErrorName(err), static_cast<int>(err), file, line);
   return false;
 }
 inline bool check_launch(Context* ctx, const char* kernel, const char* file, int line) {
@@ -124,9 +124,11 @@ inline bool check_launch(Context* ctx, const char* kernel, const char* file, int
 }
 
 /// Discards an error left pending by code outside the program (DaCe's __dace_gpu_drain_error).
-inline void drain_pending_error() { (void)gpuGetLastError(); }
+inline void drain_pending_error() {
+  (void)gpuGetLastError();
+}
 
-}  // inline namespace SDFC_GPU_ABI_NAMESPACE
+}  // namespace SDFC_GPU_ABI_NAMESPACE
 }  // namespace gpu
 }  // namespace sdfc
 
@@ -135,8 +137,7 @@ inline void drain_pending_error() { (void)gpuGetLastError(); }
 #define SDFC_GPU_CHECK(ctx, call) (::sdfc::gpu::check_call((ctx), (call), #call, __FILE__, __LINE__))
 
 /// After a kernel launch: checks gpuGetLastError; `kernel_name` is a C string. Yields a bool.
-#define SDFC_KERNEL_LAUNCH_CHECK(ctx, kernel_name) \
-  (::sdfc::gpu::check_launch((ctx), (kernel_name), __FILE__, __LINE__))
+#define SDFC_KERNEL_LAUNCH_CHECK(ctx, kernel_name) (::sdfc::gpu::check_launch((ctx), (kernel_name), __FILE__, __LINE__))
 
 namespace sdfc {
 namespace gpu {
@@ -176,7 +177,8 @@ class DeviceGuard {
 /// Whether `p` is memory a workspace of `storage` ("CPU_Heap", "CPU_Pinned", "GPU_Global") may
 /// use: device (or managed) memory of the program's device for GPU_Global, pinned host memory for
 /// CPU_Pinned, any host memory for CPU_Heap. Returns nullptr, or why not (in `why`).
-inline const char* check_workspace_memory(const Context& ctx, const char* storage, const void* p, char* why, std::size_t size) {
+inline const char* check_workspace_memory(const Context& ctx, const char* storage, const void* p, char* why,
+                                          std::size_t size) {
   PointerInfo info;
   if (pointer_info(p, &info) != kSuccess) {
     (void)gpuGetLastError();
@@ -185,18 +187,22 @@ inline const char* check_workspace_memory(const Context& ctx, const char* storag
   }
   bool gpu = std::strcmp(storage, "GPU_Global") == 0, pinned = std::strcmp(storage, "CPU_Pinned") == 0;
   if (gpu && info.kind != MemoryKind::kDevice && info.kind != MemoryKind::kManaged) {
-    std::snprintf(why, size, "the GPU_Global workspace at %p is %s memory; it must be device memory (cudaMalloc/hipMalloc, "
-                  "CuPy) of device %d", p, memory_kind_name(info.kind), ctx.device);
+    std::snprintf(why, size,
+                  "the GPU_Global workspace at %p is %s memory; it must be device memory (cudaMalloc/hipMalloc, "
+                  "CuPy) of device %d",
+                  p, memory_kind_name(info.kind), ctx.device);
     return why;
   }
   if (gpu && info.kind == MemoryKind::kDevice && info.device != ctx.device) {
-    std::snprintf(why, size, "the GPU_Global workspace at %p is memory of device %d, but the program runs on device %d", p,
-                  info.device, ctx.device);
+    std::snprintf(why, size, "the GPU_Global workspace at %p is memory of device %d, but the program runs on device %d",
+                  p, info.device, ctx.device);
     return why;
   }
   if (pinned && info.kind != MemoryKind::kHostPinned) {
-    std::snprintf(why, size, "the CPU_Pinned workspace at %p is %s memory; it must be pinned host memory "
-                  "(cudaMallocHost/hipHostMalloc)", p, memory_kind_name(info.kind));
+    std::snprintf(why, size,
+                  "the CPU_Pinned workspace at %p is %s memory; it must be pinned host memory "
+                  "(cudaMallocHost/hipHostMalloc)",
+                  p, memory_kind_name(info.kind));
     return why;
   }
   if (!gpu && info.kind == MemoryKind::kDevice) {
@@ -478,7 +484,8 @@ inline bool join_streams(Context& ctx, std::initializer_list<int> ids) {
   for (int i : ids) {
     Stream s = stream(ctx, i);
     if (s == anchor) continue;
-    ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) && SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.sync_event)) && ok;
+    ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) &&
+         SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.sync_event)) && ok;
   }
   return ok;
 }
@@ -549,7 +556,9 @@ inline void dace_gpu_set_all_streams(Context& ctx, Stream s) {
 }
 
 // ------------------------------------------------------------------------------ race exposure
-static __global__ void sdfc_gpu_spin_kernel(long long ticks) { spin_for_ticks(ticks); }
+static __global__ void sdfc_gpu_spin_kernel(long long ticks) {
+  spin_for_ticks(ticks);
+}
 
 /// Debug aid: when SDFC_GPU_DELAY_US was positive at init, queues a one-thread kernel on `s` that
 /// spins for that many microseconds, so missing synchronization shows up as wrong results.
@@ -559,7 +568,7 @@ inline bool maybe_delay(Context& ctx, Stream s) {
   return SDFC_KERNEL_LAUNCH_CHECK(ctx, "sdfc_gpu_spin_kernel");
 }
 
-}  // inline namespace SDFC_GPU_ABI_NAMESPACE
+}  // namespace SDFC_GPU_ABI_NAMESPACE
 }  // namespace gpu
 }  // namespace sdfc
 

@@ -72,30 +72,52 @@ constexpr MemcpyKind kMemcpyDeviceToHost = hipMemcpyDeviceToHost;
 constexpr MemcpyKind kMemcpyDeviceToDevice = hipMemcpyDeviceToDevice;
 constexpr MemcpyKind kMemcpyDefault = hipMemcpyDefault;
 
-inline Error gpuMalloc(void** p, std::size_t bytes) { return hipMalloc(p, bytes); }
-inline Error gpuFree(void* p) { return hipFree(p); }
-inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) { return hipMallocAsync(p, bytes, s); }
-inline Error gpuFreeAsync(void* p, Stream s) { return hipFreeAsync(p, s); }
-inline Error gpuHostAlloc(void** p, std::size_t bytes) { return hipHostMalloc(p, bytes, hipHostMallocDefault); }
-inline Error gpuFreeHost(void* p) { return hipHostFree(p); }
+inline Error gpuMalloc(void** p, std::size_t bytes) {
+  return hipMalloc(p, bytes);
+}
+inline Error gpuFree(void* p) {
+  return hipFree(p);
+}
+inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) {
+  return hipMallocAsync(p, bytes, s);
+}
+inline Error gpuFreeAsync(void* p, Stream s) {
+  return hipFreeAsync(p, s);
+}
+inline Error gpuHostAlloc(void** p, std::size_t bytes) {
+  return hipHostMalloc(p, bytes, hipHostMallocDefault);
+}
+inline Error gpuFreeHost(void* p) {
+  return hipHostFree(p);
+}
 inline Error gpuMemcpy(void* dst, const void* src, std::size_t bytes, MemcpyKind kind) {
   return hipMemcpy(dst, src, bytes, kind);
 }
 inline Error gpuMemcpyAsync(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
   return hipMemcpyAsync(dst, src, bytes, kind, s);
 }
-inline Error gpuMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
-                              std::size_t width, std::size_t height, MemcpyKind kind, Stream s) {
+inline Error gpuMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                              std::size_t height, MemcpyKind kind, Stream s) {
   return hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, s);
 }
 inline Error gpuMemsetAsync(void* p, int value, std::size_t bytes, Stream s) {
   return hipMemsetAsync(p, value, bytes, s);
 }
-inline Error gpuStreamCreateWithFlags(Stream* s) { return hipStreamCreateWithFlags(s, hipStreamNonBlocking); }
-inline Error gpuStreamDestroy(Stream s) { return hipStreamDestroy(s); }
-inline Error gpuStreamSynchronize(Stream s) { return hipStreamSynchronize(s); }
-inline Error gpuStreamQuery(Stream s) { return hipStreamQuery(s); }
-inline Error gpuStreamWaitEvent(Stream s, Event e) { return hipStreamWaitEvent(s, e, 0); }
+inline Error gpuStreamCreateWithFlags(Stream* s) {
+  return hipStreamCreateWithFlags(s, hipStreamNonBlocking);
+}
+inline Error gpuStreamDestroy(Stream s) {
+  return hipStreamDestroy(s);
+}
+inline Error gpuStreamSynchronize(Stream s) {
+  return hipStreamSynchronize(s);
+}
+inline Error gpuStreamQuery(Stream s) {
+  return hipStreamQuery(s);
+}
+inline Error gpuStreamWaitEvent(Stream s, Event e) {
+  return hipStreamWaitEvent(s, e, 0);
+}
 inline Error gpuStreamIsCapturing(Stream s, bool* capturing) {
   hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
   Error err = hipStreamIsCapturing(s, &st);
@@ -107,26 +129,54 @@ inline Error gpuStreamGetDevice(Stream, int* device) {
   *device = -1;
   return hipErrorNotSupported;
 }
-inline Error gpuEventCreateWithFlags(Event* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
-inline Error gpuEventRecord(Event e, Stream s) { return hipEventRecord(e, s); }
-inline Error gpuEventDestroy(Event e) { return hipEventDestroy(e); }
-inline Error gpuEventSynchronize(Event e) { return hipEventSynchronize(e); }
-inline Error gpuEventQuery(Event e) { return hipEventQuery(e); }
-inline Error gpuGetDevice(int* d) { return hipGetDevice(d); }
-inline Error gpuSetDevice(int d) { return hipSetDevice(d); }
-inline Error gpuGetDeviceCount(int* n) { return hipGetDeviceCount(n); }
-inline Error gpuDeviceSynchronize() { return hipDeviceSynchronize(); }
-inline Error gpuGetLastError() { return hipGetLastError(); }
-inline const char* gpuGetErrorString(Error e) { return hipGetErrorString(e); }
-inline const char* gpuGetErrorName(Error e) { return hipGetErrorName(e); }
-inline Error gpuPointerGetAttributes(PointerAttributes* a, const void* p) { return hipPointerGetAttributes(a, p); }
+inline Error gpuEventCreateWithFlags(Event* e) {
+  return hipEventCreateWithFlags(e, hipEventDisableTiming);
+}
+inline Error gpuEventRecord(Event e, Stream s) {
+  return hipEventRecord(e, s);
+}
+inline Error gpuEventDestroy(Event e) {
+  return hipEventDestroy(e);
+}
+inline Error gpuEventSynchronize(Event e) {
+  return hipEventSynchronize(e);
+}
+inline Error gpuEventQuery(Event e) {
+  return hipEventQuery(e);
+}
+inline Error gpuGetDevice(int* d) {
+  return hipGetDevice(d);
+}
+inline Error gpuSetDevice(int d) {
+  return hipSetDevice(d);
+}
+inline Error gpuGetDeviceCount(int* n) {
+  return hipGetDeviceCount(n);
+}
+inline Error gpuDeviceSynchronize() {
+  return hipDeviceSynchronize();
+}
+inline Error gpuGetLastError() {
+  return hipGetLastError();
+}
+inline const char* gpuGetErrorString(Error e) {
+  return hipGetErrorString(e);
+}
+inline const char* gpuGetErrorName(Error e) {
+  return hipGetErrorName(e);
+}
+inline Error gpuPointerGetAttributes(PointerAttributes* a, const void* p) {
+  return hipPointerGetAttributes(a, p);
+}
 inline Error gpuDeviceSupportsMemoryPools(int device, bool* yes) {
   int v = 0;
   Error err = hipDeviceGetAttribute(&v, hipDeviceAttributeMemoryPoolsSupported, device);
   *yes = (err == hipSuccess && v != 0);
   return err;
 }
-inline Error gpuDeviceGetDefaultMemPool(MemPool* pool, int device) { return hipDeviceGetDefaultMemPool(pool, device); }
+inline Error gpuDeviceGetDefaultMemPool(MemPool* pool, int device) {
+  return hipDeviceGetDefaultMemPool(pool, device);
+}
 inline Error gpuMemPoolGetReleaseThreshold(MemPool pool, std::uint64_t* bytes) {
   return hipMemPoolGetAttribute(pool, hipMemPoolAttrReleaseThreshold, bytes);
 }
@@ -154,30 +204,52 @@ constexpr MemcpyKind kMemcpyDeviceToHost = cudaMemcpyDeviceToHost;
 constexpr MemcpyKind kMemcpyDeviceToDevice = cudaMemcpyDeviceToDevice;
 constexpr MemcpyKind kMemcpyDefault = cudaMemcpyDefault;
 
-inline Error gpuMalloc(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
-inline Error gpuFree(void* p) { return cudaFree(p); }
-inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) { return cudaMallocAsync(p, bytes, s); }
-inline Error gpuFreeAsync(void* p, Stream s) { return cudaFreeAsync(p, s); }
-inline Error gpuHostAlloc(void** p, std::size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
-inline Error gpuFreeHost(void* p) { return cudaFreeHost(p); }
+inline Error gpuMalloc(void** p, std::size_t bytes) {
+  return cudaMalloc(p, bytes);
+}
+inline Error gpuFree(void* p) {
+  return cudaFree(p);
+}
+inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) {
+  return cudaMallocAsync(p, bytes, s);
+}
+inline Error gpuFreeAsync(void* p, Stream s) {
+  return cudaFreeAsync(p, s);
+}
+inline Error gpuHostAlloc(void** p, std::size_t bytes) {
+  return cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+}
+inline Error gpuFreeHost(void* p) {
+  return cudaFreeHost(p);
+}
 inline Error gpuMemcpy(void* dst, const void* src, std::size_t bytes, MemcpyKind kind) {
   return cudaMemcpy(dst, src, bytes, kind);
 }
 inline Error gpuMemcpyAsync(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
   return cudaMemcpyAsync(dst, src, bytes, kind, s);
 }
-inline Error gpuMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
-                              std::size_t width, std::size_t height, MemcpyKind kind, Stream s) {
+inline Error gpuMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                              std::size_t height, MemcpyKind kind, Stream s) {
   return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, s);
 }
 inline Error gpuMemsetAsync(void* p, int value, std::size_t bytes, Stream s) {
   return cudaMemsetAsync(p, value, bytes, s);
 }
-inline Error gpuStreamCreateWithFlags(Stream* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
-inline Error gpuStreamDestroy(Stream s) { return cudaStreamDestroy(s); }
-inline Error gpuStreamSynchronize(Stream s) { return cudaStreamSynchronize(s); }
-inline Error gpuStreamQuery(Stream s) { return cudaStreamQuery(s); }
-inline Error gpuStreamWaitEvent(Stream s, Event e) { return cudaStreamWaitEvent(s, e, 0); }
+inline Error gpuStreamCreateWithFlags(Stream* s) {
+  return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking);
+}
+inline Error gpuStreamDestroy(Stream s) {
+  return cudaStreamDestroy(s);
+}
+inline Error gpuStreamSynchronize(Stream s) {
+  return cudaStreamSynchronize(s);
+}
+inline Error gpuStreamQuery(Stream s) {
+  return cudaStreamQuery(s);
+}
+inline Error gpuStreamWaitEvent(Stream s, Event e) {
+  return cudaStreamWaitEvent(s, e, 0);
+}
 inline Error gpuStreamIsCapturing(Stream s, bool* capturing) {
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   Error err = cudaStreamIsCapturing(s, &st);
@@ -195,26 +267,54 @@ inline Error gpuStreamGetDevice(Stream s, int* device) {
   return cudaErrorNotSupported;
 #endif
 }
-inline Error gpuEventCreateWithFlags(Event* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); }
-inline Error gpuEventRecord(Event e, Stream s) { return cudaEventRecord(e, s); }
-inline Error gpuEventDestroy(Event e) { return cudaEventDestroy(e); }
-inline Error gpuEventSynchronize(Event e) { return cudaEventSynchronize(e); }
-inline Error gpuEventQuery(Event e) { return cudaEventQuery(e); }
-inline Error gpuGetDevice(int* d) { return cudaGetDevice(d); }
-inline Error gpuSetDevice(int d) { return cudaSetDevice(d); }
-inline Error gpuGetDeviceCount(int* n) { return cudaGetDeviceCount(n); }
-inline Error gpuDeviceSynchronize() { return cudaDeviceSynchronize(); }
-inline Error gpuGetLastError() { return cudaGetLastError(); }
-inline const char* gpuGetErrorString(Error e) { return cudaGetErrorString(e); }
-inline const char* gpuGetErrorName(Error e) { return cudaGetErrorName(e); }
-inline Error gpuPointerGetAttributes(PointerAttributes* a, const void* p) { return cudaPointerGetAttributes(a, p); }
+inline Error gpuEventCreateWithFlags(Event* e) {
+  return cudaEventCreateWithFlags(e, cudaEventDisableTiming);
+}
+inline Error gpuEventRecord(Event e, Stream s) {
+  return cudaEventRecord(e, s);
+}
+inline Error gpuEventDestroy(Event e) {
+  return cudaEventDestroy(e);
+}
+inline Error gpuEventSynchronize(Event e) {
+  return cudaEventSynchronize(e);
+}
+inline Error gpuEventQuery(Event e) {
+  return cudaEventQuery(e);
+}
+inline Error gpuGetDevice(int* d) {
+  return cudaGetDevice(d);
+}
+inline Error gpuSetDevice(int d) {
+  return cudaSetDevice(d);
+}
+inline Error gpuGetDeviceCount(int* n) {
+  return cudaGetDeviceCount(n);
+}
+inline Error gpuDeviceSynchronize() {
+  return cudaDeviceSynchronize();
+}
+inline Error gpuGetLastError() {
+  return cudaGetLastError();
+}
+inline const char* gpuGetErrorString(Error e) {
+  return cudaGetErrorString(e);
+}
+inline const char* gpuGetErrorName(Error e) {
+  return cudaGetErrorName(e);
+}
+inline Error gpuPointerGetAttributes(PointerAttributes* a, const void* p) {
+  return cudaPointerGetAttributes(a, p);
+}
 inline Error gpuDeviceSupportsMemoryPools(int device, bool* yes) {
   int v = 0;
   Error err = cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, device);
   *yes = (err == cudaSuccess && v != 0);
   return err;
 }
-inline Error gpuDeviceGetDefaultMemPool(MemPool* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+inline Error gpuDeviceGetDefaultMemPool(MemPool* pool, int device) {
+  return cudaDeviceGetDefaultMemPool(pool, device);
+}
 inline Error gpuMemPoolGetReleaseThreshold(MemPool pool, std::uint64_t* bytes) {
   return cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, bytes);
 }
@@ -226,13 +326,17 @@ inline Error gpuMemPoolSetReleaseThreshold(MemPool pool, std::uint64_t bytes) {
 // -------------------------------------------------------------------------------- shared spellings
 /// Typed-pointer conveniences, so generated code writes gpuMalloc(&p, n) for any `T* p`.
 template <typename T>
-inline Error gpuMalloc(T** p, std::size_t bytes) { return gpuMalloc(reinterpret_cast<void**>(p), bytes); }
+inline Error gpuMalloc(T** p, std::size_t bytes) {
+  return gpuMalloc(reinterpret_cast<void**>(p), bytes);
+}
 template <typename T>
 inline Error gpuMallocAsync(T** p, std::size_t bytes, Stream s) {
   return gpuMallocAsync(reinterpret_cast<void**>(p), bytes, s);
 }
 template <typename T>
-inline Error gpuHostAlloc(T** p, std::size_t bytes) { return gpuHostAlloc(reinterpret_cast<void**>(p), bytes); }
+inline Error gpuHostAlloc(T** p, std::size_t bytes) {
+  return gpuHostAlloc(reinterpret_cast<void**>(p), bytes);
+}
 
 /// The release threshold through the attribute-style name of the brief (the only attribute used).
 inline Error gpuMemPoolSetAttribute(MemPool pool, std::uint64_t release_threshold) {
@@ -249,10 +353,14 @@ struct PointerInfo {
 
 inline const char* memory_kind_name(MemoryKind k) {
   switch (k) {
-    case MemoryKind::kHostPageable: return "pageable host";
-    case MemoryKind::kHostPinned: return "pinned host";
-    case MemoryKind::kDevice: return "device";
-    case MemoryKind::kManaged: return "managed";
+    case MemoryKind::kHostPageable:
+      return "pageable host";
+    case MemoryKind::kHostPinned:
+      return "pinned host";
+    case MemoryKind::kDevice:
+      return "device";
+    case MemoryKind::kManaged:
+      return "managed";
   }
   return "?";
 }
@@ -273,23 +381,41 @@ inline Error pointer_info(const void* p, PointerInfo* info) {
   info->device = a.device;
 #if HIP_VERSION_MAJOR >= 6
   switch (a.type) {
-    case hipMemoryTypeHost: info->kind = MemoryKind::kHostPinned; break;
+    case hipMemoryTypeHost:
+      info->kind = MemoryKind::kHostPinned;
+      break;
     case hipMemoryTypeDevice:
-    case hipMemoryTypeArray: info->kind = MemoryKind::kDevice; break;
+    case hipMemoryTypeArray:
+      info->kind = MemoryKind::kDevice;
+      break;
     case hipMemoryTypeManaged:
-    case hipMemoryTypeUnified: info->kind = MemoryKind::kManaged; break;
-    default: info->kind = MemoryKind::kHostPageable; info->device = -1; break;
+    case hipMemoryTypeUnified:
+      info->kind = MemoryKind::kManaged;
+      break;
+    default:
+      info->kind = MemoryKind::kHostPageable;
+      info->device = -1;
+      break;
   }
 #else
   if (a.isManaged) {
     info->kind = MemoryKind::kManaged;
   } else {
     switch (a.memoryType) {
-      case hipMemoryTypeHost: info->kind = MemoryKind::kHostPinned; break;
+      case hipMemoryTypeHost:
+        info->kind = MemoryKind::kHostPinned;
+        break;
       case hipMemoryTypeDevice:
-      case hipMemoryTypeArray: info->kind = MemoryKind::kDevice; break;
-      case hipMemoryTypeUnified: info->kind = MemoryKind::kManaged; break;
-      default: info->kind = MemoryKind::kHostPageable; info->device = -1; break;
+      case hipMemoryTypeArray:
+        info->kind = MemoryKind::kDevice;
+        break;
+      case hipMemoryTypeUnified:
+        info->kind = MemoryKind::kManaged;
+        break;
+      default:
+        info->kind = MemoryKind::kHostPageable;
+        info->device = -1;
+        break;
     }
   }
 #endif
@@ -297,10 +423,19 @@ inline Error pointer_info(const void* p, PointerInfo* info) {
   if (err != cudaSuccess) return err;
   info->device = a.device;
   switch (a.type) {
-    case cudaMemoryTypeHost: info->kind = MemoryKind::kHostPinned; break;
-    case cudaMemoryTypeDevice: info->kind = MemoryKind::kDevice; break;
-    case cudaMemoryTypeManaged: info->kind = MemoryKind::kManaged; break;
-    default: info->kind = MemoryKind::kHostPageable; info->device = -1; break;
+    case cudaMemoryTypeHost:
+      info->kind = MemoryKind::kHostPinned;
+      break;
+    case cudaMemoryTypeDevice:
+      info->kind = MemoryKind::kDevice;
+      break;
+    case cudaMemoryTypeManaged:
+      info->kind = MemoryKind::kManaged;
+      break;
+    default:
+      info->kind = MemoryKind::kHostPageable;
+      info->device = -1;
+      break;
   }
 #endif
   return err;
@@ -347,7 +482,7 @@ __device__ inline void spin_for_ticks(long long ticks) {
 #endif
 }
 
-}  // inline namespace SDFC_GPU_ABI_NAMESPACE
+}  // namespace SDFC_GPU_ABI_NAMESPACE
 }  // namespace gpu
 }  // namespace sdfc
 

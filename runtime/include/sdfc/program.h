@@ -35,7 +35,9 @@ __attribute__((format(printf, 2, 3))) inline void record_error(ErrorSlot& slot, 
 }
 
 /// Rounds up to a multiple of `a` (a power of two).
-inline std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) & ~(a - 1); }
+inline std::size_t align_up(std::size_t x, std::size_t a) {
+  return (x + a - 1) & ~(a - 1);
+}
 
 /// Atomically replaces *p by f(*p, v) (compare-and-swap loop); for write-conflict resolution
 /// with min, max and general lambdas under OpenMP.

@@ -97,18 +97,24 @@ SDFC_HD auto min(A a, B b, R... rest) {
 }
 template <typename A>
 SDFC_HD auto abs(A a) {
-  if constexpr (std::is_integral_v<A>) return a < 0 ? -a : a;
-  else return std::fabs(a);
+  if constexpr (std::is_integral_v<A>)
+    return a < 0 ? -a : a;
+  else
+    return std::fabs(a);
 }
 template <typename A>
 SDFC_HD auto floor(A a) {
-  if constexpr (std::is_integral_v<A>) return a;
-  else return std::floor(a);
+  if constexpr (std::is_integral_v<A>)
+    return a;
+  else
+    return std::floor(a);
 }
 template <typename A>
 SDFC_HD auto ceil(A a) {
-  if constexpr (std::is_integral_v<A>) return a;
-  else return std::ceil(a);
+  if constexpr (std::is_integral_v<A>)
+    return a;
+  else
+    return std::ceil(a);
 }
 
 }  // namespace rt
