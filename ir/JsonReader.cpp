@@ -933,7 +933,7 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
                            : bracket != std::string::npos ? what.substr(bracket + 2)
                                                           : what;
       int line = 0, col = 0;
-      if (what.find("parse_error") != std::string::npos) line_column(bytes, builder.error_byte, line, col);
+      line_column(bytes, builder.error_byte, line, col);
       throw UserError(Diagnostic{file_name, "", line, col, "malformed JSON: " + detail});
     }
     doc = std::move(builder.root);
@@ -946,7 +946,7 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
     std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
     throw UserError(Diagnostic{file_name, "", line, col, "malformed JSON: " + detail});
   } catch (const Json::out_of_range& e) {
-    // e.g. a number literal too large for a double (1e400)
+    // e.g. a number literal too large for a double (1e400), where the parser throws it
     std::string what = e.what();
     auto colon = what.find("] ");
     throw UserError(Diagnostic{file_name, "", 0, 0,

@@ -147,6 +147,8 @@ TEST(Reader, HugeNumbers) {
   auto ds = problems(text);
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].message, "malformed JSON: number overflow parsing '1e400'");
+  EXPECT_EQ(ds[0].line, 1);
+  EXPECT_EQ(ds[0].column, static_cast<int>(text.find("1e400")) + 5);  // nlohmann points after the literal
 }
 
 TEST(Reader, UnknownEnumValues) {
