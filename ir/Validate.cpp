@@ -31,6 +31,14 @@ class Validator {
   std::unordered_map<std::string, const DataDesc*> data_;
 
   std::set<std::string> defined_;  ///< names the SDFG being validated defines (sdfg_body)
+  std::string sdfg_ptr_;           ///< the JSON pointer of the SDFG being validated ("" = the root)
+
+  /// A node as messages name it: its label, or for an access node without one its data.
+  static const std::string& node_name(const Node& n) {
+    return n.label.empty() && n.kind == NodeKind::Access ? n.data : n.label;
+  }
+
+  static std::string blocks(int n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
 
   /// Reports each free symbol of `e` that is neither defined by the SDFG nor in `scope` (map
   /// parameters and dynamic range inputs around it).
@@ -101,6 +109,8 @@ class Validator {
     // control flow, which a file that compiles respects).
     std::set<std::string> saved_defined;
     saved_defined.swap(defined_);
+    std::string saved_ptr = sdfg_ptr_;
+    sdfg_ptr_ = ptr;
     for (auto& [n, t] : s.symbols) defined_.insert(n);
     for (auto& [n, d] : s.arrays) defined_.insert(n);
     for (auto& n : assigned_symbols(s)) defined_.insert(n);
@@ -111,6 +121,7 @@ class Validator {
     }
     region(s, s.root, ptr);
     defined_.swap(saved_defined);
+    sdfg_ptr_ = saved_ptr;
   }
 
   std::string file_;
@@ -134,18 +145,16 @@ class Validator {
     int n = static_cast<int>(r.blocks.size());
     if (r.start_block >= n || (n > 0 && r.start_block < -1))
       error(ptr + "/start_block",
-            fmt::format("start block {} does not exist; the region has {} blocks", r.start_block, n));
+            fmt::format("start block {} does not exist; the region has {}", r.start_block, blocks(n)));
     for (std::size_t i = 0; i < r.cf_edges.size(); ++i) {
       const auto& e = r.cf_edges[i];
       std::string ep = ptr + "/edges/" + std::to_string(i);
       if (e.src >= n)
-        error(ep + "/src",
-              fmt::format("interstate edge starts at block {}, which does not exist (the region has {} blocks)", e.src,
-                          n));
+        error(ep + "/src", fmt::format("interstate edge starts at block {}, which does not exist (the region has {})",
+                                       e.src, blocks(n)));
       if (e.dst >= n)
-        error(ep + "/dst",
-              fmt::format("interstate edge leads to block {}, which does not exist (the region has {} blocks)", e.dst,
-                          n));
+        error(ep + "/dst", fmt::format("interstate edge leads to block {}, which does not exist (the region has {})",
+                                       e.dst, blocks(n)));
       std::set<std::string> seen;
       for (auto& [sym, val] : e.assignments) {
         std::string ap = ep + "/attributes/data/attributes/assignments/" + pointer_token(sym);
@@ -191,7 +200,8 @@ class Validator {
       std::string np = node_ptr(i);
       if (nd.kind == NodeKind::Access && !find_data(nd.data))
         error(np + "/attributes/data",
-              fmt::format("access node refers to unknown data \"{}\"; declare it in /attributes/_arrays", nd.data));
+              fmt::format("access node refers to unknown data \"{}\"; declare it in {}/attributes/_arrays", nd.data,
+                          sdfg_ptr_));
       if (nd.kind == NodeKind::MapExit) {
         if (nd.scope_entry < 0 || nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)
           error(np + "/scope_entry", fmt::format("map exit \"{}\" has no matching map entry", nd.label));
@@ -258,8 +268,8 @@ class Validator {
       if (!e.memlet.data.empty()) {
         desc = find_data(e.memlet.data);
         if (!desc)
-          error(mp + "/data",
-                fmt::format("memlet refers to unknown data \"{}\"; declare it in /attributes/_arrays", e.memlet.data));
+          error(mp + "/data", fmt::format("memlet refers to unknown data \"{}\"; declare it in {}/attributes/_arrays",
+                                          e.memlet.data, sdfg_ptr_));
       }
       // Count connector uses at the valid end of a dangling edge too, so that one broken end
       // is reported once, not again as an unconnected connector.
@@ -399,7 +409,7 @@ class Validator {
       if (indeg[i] > 0) {
         error(ptr + "/nodes/" + std::to_string(i),
               fmt::format("state \"{}\" has a cycle through node {} (\"{}\"); dataflow inside a state must be acyclic",
-                          st.label, i, st.node(static_cast<int>(i)).label));
+                          st.label, i, node_name(st.node(static_cast<int>(i)))));
         return;
       }
   }

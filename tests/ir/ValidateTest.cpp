@@ -254,6 +254,29 @@ TEST(Validate, UndefinedSymbols) {
   EXPECT_TRUE(problems(j).empty());
 }
 
+TEST(Validate, UnknownDataInANestedSdfgPointsAtItsOwnContainers) {
+  if (corpus_dir().empty()) GTEST_SKIP() << "corpus not found";
+  Json j = Json::parse(slurp(corpus_dir() + "/nested_top_s/program.sdfg"));
+  std::string where;
+  for (std::size_t b = 0; b < j["nodes"].size() && where.empty(); ++b)
+    for (std::size_t n = 0; n < j["nodes"][b]["nodes"].size() && where.empty(); ++n) {
+      Json& node = j["nodes"][b]["nodes"][n];
+      if (node["type"] != "NestedSDFG") continue;
+      Json& st = node["attributes"]["sdfg"]["nodes"][0];
+      for (std::size_t k = 0; k < st["nodes"].size(); ++k)
+        if (st["nodes"][k]["type"] == "AccessNode") {
+          st["nodes"][k]["attributes"]["data"] = "zzz";
+          where = "/nodes/" + std::to_string(b) + "/nodes/" + std::to_string(n) + "/attributes/sdfg";
+          break;
+        }
+    }
+  ASSERT_FALSE(where.empty());
+  auto ds = problems(j);
+  ASSERT_GE(ds.size(), 1u);
+  EXPECT_EQ(ds[0].message,
+            "access node refers to unknown data \"zzz\"; declare it in " + where + "/attributes/_arrays");
+}
+
 TEST(Validate, ElseBranchMustBeLast) {
   Json j = small();
   auto& br = j["nodes"][2]["branches"];
