@@ -159,7 +159,7 @@ std::unique_ptr<SDFG> load(const std::string& path, std::ostream& err) {
     }
     return sdfg;
   } catch (const UserError& e) {
-    err << e.diagnostic().str() << "\n";
+    report(err, e.diagnostics());
     return nullptr;
   }
 }
@@ -380,7 +380,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
   } catch (const InvalidInput& e) {
     report(err, e.diagnostics());
   } catch (const UserError& e) {
-    err << e.diagnostic().str() << "\n";
+    report(err, e.diagnostics());
   }
   return kInvalid;
 }
@@ -463,7 +463,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       run_pipeline(*sdfg, to_compile(opts), hooks);
     }
   } catch (const UserError& e) {
-    err << e.diagnostic().str() << "\n";
+    report(err, e.diagnostics());
     return kInvalid;
   }
   std::string text = write_dot(*sdfg);

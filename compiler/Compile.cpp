@@ -59,7 +59,7 @@ std::unique_ptr<SDFG> load_sdfg_file(const std::string& path) {
   try {
     return checked(read_sdfg_file(path), path);
   } catch (const UserError& e) {
-    throw InvalidInput({e.diagnostic()});
+    throw InvalidInput(e.diagnostics());
   }
 }
 
@@ -67,7 +67,7 @@ std::unique_ptr<SDFG> load_sdfg_text(const std::string& text, const std::string&
   try {
     return checked(read_sdfg(text, display_name), display_name);
   } catch (const UserError& e) {
-    throw InvalidInput({e.diagnostic()});
+    throw InvalidInput(e.diagnostics());
   }
 }
 

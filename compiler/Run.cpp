@@ -202,7 +202,7 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
     }
     return 0;
   } catch (const UserError& e) {
-    err << e.diagnostic().str() << "\n";
+    for (auto& d : e.diagnostics()) err << d.str() << "\n";
   } catch (const ArgumentError& e) {
     // A binding the program refused (an array too small for the symbol values): at its entry.
     err << Diagnostic{req.inputs_path, argument_pointer(e.argument(), doc), 0, 0, e.what()}.str() << "\n";

@@ -11,7 +11,19 @@ std::string Diagnostic::str() const {
   return fmt::format("{}: {}: error: {}", f, pointer.empty() ? "/" : pointer, message);
 }
 
-UserError::UserError(Diagnostic d) : std::runtime_error(d.str()), diag_(std::move(d)) {}
+UserError::UserError(Diagnostic d) : std::runtime_error(d.str()), diags_{std::move(d)} {}
+
+namespace {
+std::string joined(const std::vector<Diagnostic>& ds) {
+  std::string s;
+  for (auto& d : ds) s += (s.empty() ? "" : "\n") + d.str();
+  return s;
+}
+}  // namespace
+
+UserError::UserError(std::vector<Diagnostic> ds) : std::runtime_error(joined(ds)), diags_(std::move(ds)) {
+  if (diags_.empty()) diags_.push_back(Diagnostic{"", "", 0, 0, "invalid input"});
+}
 
 std::string pointer_token(const std::string& key) {
   std::string out;

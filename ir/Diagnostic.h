@@ -23,14 +23,18 @@ struct Diagnostic {
   std::string str() const;
 };
 
-/// Thrown for an invalid or unsupported input; carries one diagnostic.
+/// Thrown for an invalid or unsupported input; carries one diagnostic, or several when one step
+/// (reading a file) found several problems.
 class UserError : public std::runtime_error {
  public:
   explicit UserError(Diagnostic d);
-  const Diagnostic& diagnostic() const { return diag_; }
+  /// `ds` must not be empty; diagnostic() is the first.
+  explicit UserError(std::vector<Diagnostic> ds);
+  const Diagnostic& diagnostic() const { return diags_.front(); }
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
 
  private:
-  Diagnostic diag_;
+  std::vector<Diagnostic> diags_;
 };
 
 /// Escapes one JSON-pointer reference token (RFC 6901: `~` -> `~0`, `/` -> `~1`).

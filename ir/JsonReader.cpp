@@ -64,8 +64,15 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
+  /// A problem after which reading cannot go on; reported with the problems deferred before it.
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
-    throw UserError(Diagnostic{file_, ptr, 0, 0, msg});
+    defer(ptr, msg);
+    throw UserError(std::move(deferred_));
+  }
+  /// A problem in one value (an unknown enum name, a malformed expression) after which reading
+  /// goes on with a stand-in, so that one run reports every such problem of the file.
+  void defer(const std::string& ptr, const std::string& msg) const {
+    deferred_.push_back(Diagnostic{file_, ptr, 0, 0, msg});
   }
 
   std::unique_ptr<SDFG> read_root(const Json& j) {
@@ -82,6 +89,7 @@ class Reader {
     }
     dialect_ = version_uses_typed_symbols(version) ? Dialect::Typed : Dialect::Plain;
     auto sdfg = read_sdfg(j, "", 0);
+    if (!deferred_.empty()) throw UserError(std::move(deferred_));
     sdfg->dace_version = version;
     return sdfg;
   }
@@ -90,6 +98,7 @@ class Reader {
   std::string file_;
   Dialect dialect_ = Dialect::Typed;
   mutable std::unordered_map<std::string, Expr> exprs_;
+  mutable std::vector<Diagnostic> deferred_;  ///< problems found so far (defer)
 
   static std::string at(const std::string& ptr, const std::string& key) { return ptr + "/" + pointer_token(key); }
   static std::string at(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
@@ -163,8 +172,9 @@ class Reader {
       exprs_.emplace(*text, e);
       return e;
     } catch (const ExprSyntaxError& e) {
-      fail(ptr(),
-           fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(*text), e.what(), e.offset + 1));
+      defer(ptr(),
+            fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(*text), e.what(), e.offset + 1));
+      return make_symbol("?");  // a stand-in; the file is rejected when reading ends
     }
   }
   Expr expr(const Json& j, const std::string& ptr, const char* what) const {
@@ -184,7 +194,10 @@ class Reader {
                             j.contains("type") ? j["type"].dump() : std::string("object")));
     std::string s = string(j, ptr, "a dtype name");
     auto t = parse_dtype(s);
-    if (!t) fail(ptr, fmt::format("unknown dtype \"{}\"; expected one of {}", s, dtype_names()));
+    if (!t) {
+      defer(ptr, fmt::format("unknown dtype \"{}\"; expected one of {}", s, dtype_names()));
+      return DType::Float64;  // a stand-in
+    }
     return *t;
   }
 
@@ -365,15 +378,17 @@ class Reader {
       std::string v = string(*s, at(ap, "storage"), "a storage type");
       auto st = parse_storage(v);
       if (!st)
-        fail(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
-      d.storage = *st;
+        defer(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
+      else
+        d.storage = *st;
     }
     if (auto s = attrs.find("lifetime"); s != attrs.end()) {
       std::string v = string(*s, at(ap, "lifetime"), "a lifetime");
       auto lt = parse_lifetime(v);
       if (!lt)
-        fail(at(ap, "lifetime"), fmt::format("unknown lifetime \"{}\"; expected one of {}", v, lifetime_names()));
-      d.lifetime = *lt;
+        defer(at(ap, "lifetime"), fmt::format("unknown lifetime \"{}\"; expected one of {}", v, lifetime_names()));
+      else
+        d.lifetime = *lt;
     }
     if (auto p = attrs.find("pool"); p != attrs.end()) d.pool = boolean(*p, at(ap, "pool"), "pool");
     if (auto o = attrs.find("optional"); o != attrs.end() && !o->is_null())
@@ -456,8 +471,8 @@ class Reader {
         try {
           parse_expr(v, Dialect::Plain);
         } catch (const ExprSyntaxError& err) {
-          fail(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(v), err.what(),
-                                            err.offset + 1));
+          defer(at(p, it.key()), fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(v),
+                                             err.what(), err.offset + 1));
         }
         e.assignments.emplace_back(it.key(), v);
       }
@@ -471,8 +486,8 @@ class Reader {
     try {
       parse_expr(c.code, Dialect::Plain);
     } catch (const ExprSyntaxError& err) {
-      fail(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(c.code), err.what(),
-                            err.offset + 1));
+      defer(ptr, fmt::format("malformed expression \"{}\": {} (at character {})", excerpt(c.code), err.what(),
+                             err.offset + 1));
     }
   }
 
@@ -622,9 +637,10 @@ class Reader {
           std::string v = string(*s, at(ap, "schedule"), "a schedule");
           auto sc = parse_schedule(v);
           if (!sc)
-            fail(at(ap, "schedule"),
-                 fmt::format("unknown or unsupported schedule \"{}\"; expected one of {}", v, schedule_names()));
-          m.schedule = *sc;
+            defer(at(ap, "schedule"),
+                  fmt::format("unknown or unsupported schedule \"{}\"; expected one of {}", v, schedule_names()));
+          else
+            m.schedule = *sc;
         }
         if (auto g = attrs.find("gpu_block_size"); g != attrs.end() && !g->is_null()) {
           std::string p = at(ap, "gpu_block_size");

@@ -59,13 +59,13 @@ inline std::vector<std::string> corpus_gpu_programs() {
   return out;
 }
 
-/// The first diagnostic of reading + validating `text` ("" when there is none).
+/// The diagnostics of reading + validating `text` (none when it is valid).
 inline std::vector<Diagnostic> problems(const std::string& text) {
   try {
     auto sdfg = read_sdfg(text, "test.sdfg");
     return validate(*sdfg, "test.sdfg");
   } catch (const UserError& e) {
-    return {e.diagnostic()};
+    return e.diagnostics();
   }
 }
 inline std::vector<Diagnostic> problems(const Json& j) {

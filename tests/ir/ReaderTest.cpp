@@ -1,5 +1,6 @@
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "TestUtil.h"
@@ -149,6 +150,28 @@ TEST(Reader, HugeNumbers) {
   EXPECT_EQ(ds[0].message, "malformed JSON: number overflow parsing '1e400'");
   EXPECT_EQ(ds[0].line, 1);
   EXPECT_EQ(ds[0].column, static_cast<int>(text.find("1e400")) + 5);  // nlohmann points after the literal
+}
+
+TEST(Reader, EveryBadValueOfAFileIsReportedInOneRun) {
+  // Unknown enum values and malformed expressions do not stop the reader: one line per problem.
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = "float128";
+  j["attributes"]["_arrays"]["A"]["attributes"]["storage"] = "GPU_Texture";
+  j["attributes"]["_arrays"]["B"]["attributes"]["shape"][0] = "N +* 2";
+  state0(j)["nodes"][0]["attributes"]["schedule"] = "FPGA_Device";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 4u);
+  std::vector<std::string> pointers;
+  for (auto& d : ds) pointers.push_back(d.pointer);
+  std::sort(pointers.begin(), pointers.end());
+  EXPECT_EQ(pointers, (std::vector<std::string>{
+                          "/attributes/_arrays/A/attributes/dtype", "/attributes/_arrays/A/attributes/storage",
+                          "/attributes/_arrays/B/attributes/shape/0", "/nodes/0/nodes/0/attributes/schedule"}));
+  // A problem that stops the reader still comes with those found before it.
+  state0(j)["edges"][0]["src"] = "x";
+  ds = problems(j);
+  ASSERT_EQ(ds.size(), 5u);
+  EXPECT_EQ(ds.back().pointer, "/nodes/0/edges/0/src");
 }
 
 TEST(Reader, UnknownEnumValues) {
