@@ -240,13 +240,7 @@ class UnitBuilder {
     for (auto& s : assigned_symbols(g)) add_symbol(s, DType::Int64);
     for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry) {
       for (auto& p : st.node(s).map.params) add_symbol(p, DType::Int64);
-      for (auto& c : st.node(s).in_connectors) {  // dynamic range inputs, typed as their data
-        if (!is_dynamic_range_input(c.name)) continue;
-        const DataEdge* e = edge_at(st, s, c.name, true);
-        const DataDesc* d = e ? g.find_data(e->memlet.data) : nullptr;
-        DType t = c.dtype.value_or(d ? d->dtype : DType::Int64);
-        add_symbol(c.name, has_cpp_type(t) ? t : DType::Int64);
-      }
+      for (auto& d : dynamic_range_inputs(g, st, s)) add_symbol(d.name, has_cpp_type(d.type) ? d.type : DType::Int64);
     }
     for (auto& s : symbols) seg.symbols.push_back(s.first);
 

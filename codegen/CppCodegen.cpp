@@ -123,13 +123,6 @@ struct Ctx {
   }
 };
 
-/// A dynamic range input of a map (see is_dynamic_range_input): its connector, type and memlet.
-struct DynamicInput {
-  std::string name;
-  DType type;
-  const DataEdge* edge;
-};
-
 /// Edges of one state by endpoint, so that lookups per node do not scan every edge.
 struct Adjacency {
   std::vector<std::vector<const DataEdge*>> in, out;
@@ -689,7 +682,7 @@ class Generator {
       return;
     }
     w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
-    auto dyn = dynamic_inputs(c, st, id);
+    auto dyn = dynamic_range_inputs(*c.sdfg, st, id);
     if (!dyn.empty()) w.open("");
     declare_dynamic_inputs(c, dyn, np, w);
     bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
@@ -816,7 +809,7 @@ class Generator {
   /// its launch on the stream the stream-assignment pass chose. Its dynamic range inputs are read
   /// on the host before the launch (the grid depends on them) and passed by value.
   void emit_kernel(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
-    auto dyn = dynamic_inputs(c, st, id);
+    auto dyn = dynamic_range_inputs(*c.sdfg, st, id);
     if (dyn.empty()) return emit_kernel_launch(c, st, ptr, id, {}, w);
     std::string np = ptr + "/nodes/" + std::to_string(id);
     for (auto& d : dyn) {
@@ -835,8 +828,8 @@ class Generator {
     w.close();
   }
 
-  void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, const std::vector<DynamicInput>& dyn,
-                          CodeWriter& w) {
+  void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id,
+                          const std::vector<DynamicRangeInput>& dyn, CodeWriter& w) {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
@@ -857,7 +850,7 @@ class Generator {
         }
         for (auto& p : x.map.params) inner_params.insert(p);
         if (v != id)  // inner maps read their dynamic inputs in the kernel
-          for (auto& d : dynamic_inputs(c, st, v)) inner_params.insert(d.name);
+          for (auto& d : dynamic_range_inputs(*c.sdfg, st, v)) inner_params.insert(d.name);
       }
       if (x.kind == NodeKind::Tasklet) {
         auto t = identifiers_in(x.code.code);
@@ -870,7 +863,7 @@ class Generator {
     for (auto& e : st.edges) {
       if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
       if (e.memlet.data.empty()) continue;
-      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicInput& d) { return d.edge == &e; }))
+      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicRangeInput& d) { return d.edge == &e; }))
         continue;  // read on the host
       data.insert(e.memlet.data);
       if (e.memlet.subset)
@@ -1114,7 +1107,7 @@ class Generator {
       if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
     for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
     for (int e = n.scope_entry; e >= 0; e = st.node(e).scope_entry)
-      for (auto& d : dynamic_inputs(c, st, e)) scope.symbols[d.name] = d.type;
+      for (auto& d : dynamic_range_inputs(*c.sdfg, st, e)) scope.symbols[d.name] = d.type;
     for (auto& conn : n.in_connectors)
       if (!is_identifier(conn.name))
         unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name),
@@ -1220,22 +1213,8 @@ class Generator {
     return ps;
   }
 
-  /// A map's dynamic range inputs: symbols inside the map (its range and body) whose values its
-  /// entry's memlets read.
-  std::vector<DynamicInput> dynamic_inputs(const Ctx& c, const Block& st, int entry) {
-    std::vector<DynamicInput> out;
-    for (auto& conn : st.node(entry).in_connectors) {
-      if (!is_dynamic_range_input(conn.name)) continue;
-      const DataEdge* e = in_edge(st, entry, conn.name);
-      if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
-      const DataDesc* d = c.data(e->memlet.data);
-      out.push_back({conn.name, conn.dtype.value_or(d ? d->dtype : DType::Int64), e});
-    }
-    return out;
-  }
-
   /// `const T name = value;` for each dynamic range input of map `entry`, read where the code runs.
-  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicInput>& dyn, const std::string& np,
+  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicRangeInput>& dyn, const std::string& np,
                               CodeWriter& w) {
     for (auto& d : dyn) {
       if (!is_identifier(d.name))

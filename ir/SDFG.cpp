@@ -98,6 +98,21 @@ void walk_blocks(B& region, const F& fn) {
 }
 }  // namespace
 
+std::vector<DynamicRangeInput> dynamic_range_inputs(const SDFG& sdfg, const Block& state, int entry) {
+  std::vector<DynamicRangeInput> out;
+  for (auto& conn : state.node(entry).in_connectors) {
+    if (!is_dynamic_range_input(conn.name)) continue;  // most maps have none: no edge scan
+    for (auto& e : state.edges) {
+      if (e.dst != entry || !e.dst_conn || *e.dst_conn != conn.name) continue;
+      if (e.memlet.data.empty() || !e.memlet.subset) break;
+      const DataDesc* d = sdfg.find_data(e.memlet.data);
+      out.push_back({conn.name, conn.dtype.value_or(d ? d->dtype : DType::Int64), &e});
+      break;
+    }
+  }
+  return out;
+}
+
 void for_each_block(const Block& region, const std::function<void(const Block&)>& fn) {
   walk_blocks(region, fn);
 }

@@ -154,6 +154,14 @@ inline bool is_dynamic_range_input(const std::string& conn) {
   return conn.rfind("IN_", 0) != 0;
 }
 
+/// A dynamic range input of a map: its connector (a symbol inside the map), its type (the
+/// connector's, else its data's) and the memlet that reads its value.
+struct DynamicRangeInput {
+  std::string name;
+  DType type;
+  const DataEdge* edge;
+};
+
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
 struct InterstateEdge {
   int src = -1, dst = -1;
@@ -256,6 +264,8 @@ Expr product(const std::vector<Expr>& shape);
 /// Calls `fn` on `region` and on every block nested in it (child blocks, conditional branches),
 /// not entering nested SDFGs; depth first, the last child first (a stack).
 void for_each_block(const Block& region, const std::function<void(const Block&)>& fn);
+/// The dynamic range inputs of map entry `entry` of `state` in `sdfg` (connectors with a memlet).
+std::vector<DynamicRangeInput> dynamic_range_inputs(const SDFG& sdfg, const Block& state, int entry);
 void for_each_block(Block& region, const std::function<void(Block&)>& fn);
 
 /// True when `version` (e.g. "2.0.0a6", "0.14.1") is 2.0.0a4 or newer.
