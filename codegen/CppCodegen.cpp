@@ -13,6 +13,7 @@
 #include "codegen/PythonTasklet.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
+#include "ir/Memlets.h"
 #include "ir/Signature.h"
 
 #ifndef SDFC_VERSION
@@ -160,6 +161,70 @@ class Generator {
   std::vector<std::string> init_codes_, exit_codes_;  // init_code / exit_code of nested SDFGs
   int nested_counter_ = 0;
   std::map<const Block*, Adjacency> adjacency_;
+  /// The completeness ledger of each state being emitted: how often each node and edge was
+  /// lowered (see `begin_state` / `end_state`).
+  struct Ledger {
+    std::string ptr;
+    std::vector<int> nodes, edges;
+  };
+  std::map<const Block*, Ledger> ledger_;
+
+  // ---- completeness ---------------------------------------------------------------------------
+  // Every node and edge of every emitted state is lowered exactly once, by the emitter of its kind
+  // (edges: their EdgeRole, ir/Memlets.h). An edge is recorded with the role its emitter lowered
+  // it as, which must be the role the IR gives it. What is left over, or lowered twice, is an
+  // internal error naming the element: never a program with a part silently missing.
+
+  void begin_state(const Block& st, const std::string& ptr) {
+    for (std::size_t i = 0; i < st.edges.size(); ++i)
+      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
+        unsupported(ptr + "/edges/" + std::to_string(i), edge_role_problem(st, st.edges[i]));
+    ledger_[&st] = Ledger{ptr, std::vector<int>(st.nodes.size(), 0), std::vector<int>(st.edges.size(), 0)};
+  }
+  void lowered(const Block& st, int node) { ++ledger_.at(&st).nodes.at(static_cast<std::size_t>(node)); }
+  void lowered(const Block& st, const DataEdge& e, EdgeRole as) {
+    std::size_t i = static_cast<std::size_t>(&e - st.edges.data());
+    SDFC_ASSERT(edge_role(st, e) == as, fmt::format("{}: edge {} ({}) lowered as a {}", file_,
+                                                    ledger_.at(&st).ptr + "/edges/" + std::to_string(i),
+                                                    to_string(edge_role(st, e)), to_string(as)));
+    ++ledger_.at(&st).edges.at(i);
+  }
+  void end_state(const Block& st) {
+    const Ledger& l = ledger_.at(&st);
+    for (std::size_t i = 0; i < l.nodes.size(); ++i)
+      if (l.nodes[i] != 1)
+        SDFC_ASSERT(
+            false, fmt::format("{}: {}/nodes/{} ({} \"{}\") was lowered {} times instead of once by the code generator",
+                               file_, l.ptr, i, kind_name(st.node(static_cast<int>(i)).kind),
+                               st.node(static_cast<int>(i)).label, l.nodes[i]));
+    for (std::size_t i = 0; i < l.edges.size(); ++i)
+      if (l.edges[i] != 1)
+        SDFC_ASSERT(false, fmt::format("{}: {}/edges/{} (a {} from node {} to node {}) was lowered {} times instead of "
+                                       "once by the code generator",
+                                       file_, l.ptr, i, to_string(edge_role(st, st.edges[i])), st.edges[i].src,
+                                       st.edges[i].dst, l.edges[i]));
+    ledger_.erase(&st);
+  }
+  static const char* kind_name(NodeKind k) {
+    switch (k) {
+      case NodeKind::Access:
+        return "access node";
+      case NodeKind::MapEntry:
+        return "map entry";
+      case NodeKind::MapExit:
+        return "map exit";
+      case NodeKind::Tasklet:
+        return "tasklet";
+      case NodeKind::NestedSDFG:
+        return "nested SDFG";
+    }
+    return "node";
+  }
+  /// Marks the empty-memlet (ordering) edges into `id`: the emission order honours them.
+  void lowered_ordering_into(const Block& st, int id) {
+    for (const DataEdge* e : adj(st).in[static_cast<std::size_t>(id)])
+      if (edge_role(st, *e) == EdgeRole::Ordering) lowered(st, *e, EdgeRole::Ordering);
+  }
 
   const Adjacency& adj(const Block& st) {
     auto it = adjacency_.find(&st);
@@ -491,7 +556,9 @@ class Generator {
           stream_record(0, b.fork_event, w);
           for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w);
         }
+        begin_state(b, ptr);
         emit_scope(c, b, ptr, -1, w, c.parallel);
+        end_state(b);
         for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
           stream_record(s, e, w);
           stream_waits(0, {e}, w);
@@ -623,13 +690,24 @@ class Generator {
 
   void emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
-    std::string np = ptr + "/nodes/" + std::to_string(id);
     if (!c.in_kernel) host_waits(n.host_waits, w);
+    lowered_ordering_into(st, id);
     switch (n.kind) {
       case NodeKind::Access:
-        for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(id)])
-          if (st.node(e->dst).kind == NodeKind::Access && !e->memlet.data.empty())
-            emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w);
+        lowered(st, id);
+        // Data arriving from the enclosing map's entry first, then what leaves for other access
+        // nodes and for the map's exit (each a copy between the two containers at the path's ends).
+        for (const DataEdge* e : adj(st).in[static_cast<std::size_t>(id)])
+          if (edge_role(st, *e) == EdgeRole::ScopeCopyIn) {
+            emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w, parallel);
+            lowered(st, *e, EdgeRole::ScopeCopyIn);
+          }
+        for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(id)]) {
+          EdgeRole role = edge_role(st, *e);
+          if (role != EdgeRole::Copy && role != EdgeRole::ScopeCopyOut) continue;
+          emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w, parallel);
+          lowered(st, *e, role);
+        }
         break;
       case NodeKind::MapEntry:
         emit_map(c, st, ptr, id, w, parallel);
@@ -643,15 +721,30 @@ class Generator {
         if (!c.in_kernel) stream_record(0, n.record_event, w);
         break;
       case NodeKind::MapExit:
-        break;
+        SDFC_ASSERT(false, "map exits are emitted with their entries");
     }
-    (void)np;
+  }
+
+  /// Marks a map scope's entry and exit nodes and the edges its construct consumes: the data
+  /// entering (read by the memlets inside), the data leaving (written by the memlets inside), and
+  /// ordering edges into the exit. Dynamic range inputs are marked where they are read.
+  void lowered_scope(const Block& st, int entry) {
+    const Node& n = st.node(entry);
+    lowered(st, entry);
+    for (const DataEdge* e : adj(st).in[static_cast<std::size_t>(entry)])
+      if (edge_role(st, *e) == EdgeRole::ScopeInput) lowered(st, *e, EdgeRole::ScopeInput);
+    if (n.scope_exit < 0) return;
+    lowered(st, n.scope_exit);
+    lowered_ordering_into(st, n.scope_exit);
+    for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(n.scope_exit)])
+      if (edge_role(st, *e) == EdgeRole::ScopeOutput) lowered(st, *e, EdgeRole::ScopeOutput);
   }
 
   void emit_map(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
+    lowered_scope(st, id);
     if (is_gpu_schedule(m.schedule) && !gpu_)
       unsupported(
           np + "/attributes/schedule",
@@ -684,7 +777,7 @@ class Generator {
     w.line(fmt::format("// map {}[{}] ({}, {})", m.label, range_str(m.range), to_string(m.schedule), np));
     auto dyn = dynamic_range_inputs(*c.sdfg, st, id);
     if (!dyn.empty()) w.open("");
-    declare_dynamic_inputs(c, dyn, np, w);
+    declare_dynamic_inputs(c, st, dyn, np, w);
     bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
     if (multicore && !parallel) w.line("#pragma omp parallel for");
     for (std::size_t k = 0; k < m.params.size(); ++k) {
@@ -823,7 +916,7 @@ class Generator {
                 d.name, st.node(id).map.label, d.edge->memlet.data, to_string(desc->storage)));
     }
     w.open("");
-    declare_dynamic_inputs(c, dyn, np, w);
+    declare_dynamic_inputs(c, st, dyn, np, w);
     emit_kernel_launch(c, st, ptr, id, dyn, w);
     w.close();
   }
@@ -1129,9 +1222,11 @@ class Generator {
     };
     std::vector<Binding> ins, outs;
     std::vector<Write> writes;
+    lowered(st, id);
     for (auto& in : n.in_connectors) {
       const DataEdge* e = in_edge(st, id, in.name);
       if (!e || e->memlet.data.empty()) continue;
+      lowered(st, *e, EdgeRole::TaskletInput);
       DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.inputs[in.name] = t;
       const Range& r = *e->memlet.subset;
@@ -1143,10 +1238,17 @@ class Generator {
     for (auto& out : n.out_connectors) {
       auto es = out_edges(st, id, out.name);
       if (es.empty() || es[0]->memlet.data.empty()) continue;
+      for (const DataEdge* ek : es) lowered(st, *ek, EdgeRole::TaskletOutput);
       const DataEdge* e = es[0];
       DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.outputs[out.name] = t;
       const Range& r = *e->memlet.subset;
+      bool by_value = single_element(r) && !(e->memlet.dynamic && !e->memlet.wcr);
+      if (!by_value && es.size() > 1)
+        unsupported(np + "/attributes/out_connectors/" + pointer_token(out.name),
+                    fmt::format("output connector \"{}\" of tasklet \"{}\" has {} edges but binds a {}; only a "
+                                "single-element output may fan out to several edges",
+                                out.name, n.label, es.size(), single_element(r) ? "dynamic reference" : "pointer"));
       if (!single_element(r)) {
         outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
         continue;
@@ -1214,9 +1316,10 @@ class Generator {
   }
 
   /// `const T name = value;` for each dynamic range input of map `entry`, read where the code runs.
-  void declare_dynamic_inputs(const Ctx& c, const std::vector<DynamicRangeInput>& dyn, const std::string& np,
-                              CodeWriter& w) {
+  void declare_dynamic_inputs(const Ctx& c, const Block& st, const std::vector<DynamicRangeInput>& dyn,
+                              const std::string& np, CodeWriter& w) {
     for (auto& d : dyn) {
+      lowered(st, *d.edge, EdgeRole::DynamicRangeInput);
       if (!is_identifier(d.name))
         unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name),
                     fmt::format("connector name \"{}\" is not a C identifier", d.name));
@@ -1225,31 +1328,21 @@ class Generator {
     }
   }
 
-  static Expr extent(const RangeDim& d) {
-    Expr len = make_binary(BinOp::Add, make_binary(BinOp::Sub, d.end, d.start), make_int(1));
-    if (as_constant(d.step) != 1)
-      len = make_binary(BinOp::FloorDiv, make_binary(BinOp::Add, len, make_binary(BinOp::Sub, d.step, make_int(1))),
-                        d.step);
-    return simplify(len);
-  }
+  static Expr extent(const RangeDim& d) { return range_extent(d); }
 
-  void emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::string& ep, CodeWriter& w) {
-    const std::string& src = st.node(e.src).data;
-    const std::string& dst = st.node(e.dst).data;
+  /// A copy between the containers at the two ends of an edge's memlet path (an access-to-access
+  /// copy, or a copy into or out of a map scope), with the subsets ir/Memlets.h derives.
+  void emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::string& ep, CodeWriter& w, bool parallel) {
     const Memlet& m = e.memlet;
-    const DataDesc* sd = c.data(src);
+    EdgeSubsets ends = edge_subsets(*c.sdfg, st, e);
+    if (!ends.error.empty()) unsupported(ep + "/attributes/data", ends.error);
+    const std::string& src = ends.src_data;
+    const std::string& dst = ends.dst_data;
+    SDFC_ASSERT(!src.empty() && !dst.empty(),
+                fmt::format("{}: copy at {} without a container at both ends", file_, ep));
     const DataDesc* dd = c.data(dst);
-    auto full = [](const DataDesc& d) {
-      Range r;
-      for (auto& s : d.shape)
-        r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
-      return r;
-    };
-    bool data_is_src = m.data == src && (m.is_data_src || m.data != dst);
-    Range main = m.subset ? *m.subset : full(data_is_src ? *sd : *dd);
-    Range other = m.other_subset ? *m.other_subset : main;
-    Range rs = data_is_src ? main : other;
-    Range rd = data_is_src ? other : main;
+    const Range& rs = ends.src;
+    const Range& rd = ends.dst;
     // Pair the dimensions that move more than one element.
     auto squeeze = [](const Range& r) {
       std::vector<std::size_t> dims;
@@ -1277,7 +1370,7 @@ class Generator {
       is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
       id[dd_dims[k]] = make_binary(BinOp::Add, rd[dd_dims[k]].start, make_binary(BinOp::Mul, var, rd[dd_dims[k]].step));
     }
-    emit_write(element(c, dst, id, ep), element(c, src, is, ep), dd->dtype, m, false, ep, w);
+    emit_write(element(c, dst, id, ep), element(c, src, is, ep), dd->dtype, m, parallel, ep, w);
     for (std::size_t k = 0; k < ds.size(); ++k) w.close();
   }
 
@@ -1377,7 +1470,10 @@ class Generator {
     for (auto& x : n.out_connectors)
       if (std::find(conns.begin(), conns.end(), x.name) == conns.end()) conns.push_back(x.name);
     std::vector<std::string> params, args;
+    lowered(st, id);
     for (auto& cn : conns) {
+      if (const DataEdge* ei = in_edge(st, id, cn)) lowered(st, *ei, EdgeRole::NestedInput);
+      for (const DataEdge* eo : out_edges(st, id, cn)) lowered(st, *eo, EdgeRole::NestedOutput);
       const DataEdge* e = in_edge(st, id, cn);
       if (!e) {
         auto outs = out_edges(st, id, cn);

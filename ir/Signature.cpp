@@ -92,9 +92,14 @@ struct Collector {
         used.insert(ids.begin(), ids.end());
         break;
       }
-      case NodeKind::NestedSDFG:
-        for (auto& [k, v] : n.symbol_mapping) expr_syms(v, used);
+      case NodeKind::NestedSDFG: {
+        // As DaCe: only the mappings of symbols the nested SDFG itself uses (not those that only
+        // size its non-transient arrays).
+        std::set<std::string> inner = free_symbols(*n.sdfg);
+        for (auto& [k, v] : n.symbol_mapping)
+          if (inner.count(k)) expr_syms(v, used);
         break;
+      }
       default:
         break;
     }

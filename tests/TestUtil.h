@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "CorpusKnown.h"
 #include "compiler/Convert.h"
 #include "ir/Diagnostic.h"
 #include "ir/JsonReader.h"
@@ -44,6 +46,17 @@ inline std::string corpus_dir() {
   return std::filesystem::is_directory(dir) ? dir : "";
 }
 
+/// Whether `path` (absolute, or "case/file" relative to the corpus) is a corpus file on the
+/// known-unsupported list (CorpusKnown.h; the corpus tests check that it is refused).
+inline bool known_unsupported_file(const std::string& path) {
+  std::string dir = corpus_dir();
+  std::string rel = !dir.empty() && path.rfind(dir + "/", 0) == 0 ? path.substr(dir.size() + 1) : path;
+  return find_known_unsupported(rel) != nullptr;
+}
+
+/// The corpus's GPU programs that sdfc supports, without those on the known-unsupported list.
+inline std::vector<std::string> supported_corpus_gpu_programs();
+
 /// The corpus's GPU programs (`program_gpu*.sdfg`) as "case/file", sorted; empty without a corpus.
 inline std::vector<std::string> corpus_gpu_programs() {
   std::vector<std::string> out;
@@ -56,6 +69,13 @@ inline std::vector<std::string> corpus_gpu_programs() {
         out.push_back(c.path().filename().string() + "/" + f.path().filename().string());
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline std::vector<std::string> supported_corpus_gpu_programs() {
+  std::vector<std::string> out;
+  for (auto& f : corpus_gpu_programs())
+    if (!known_unsupported_file(f)) out.push_back(f);
   return out;
 }
 
@@ -141,11 +161,12 @@ inline std::map<std::string, TypedArray> bind_corpus_inputs(Program& p, const nl
     if (a.kind == "array") {
       TypedArray& t = arrays[a.name] = typed_array(inputs["arrays"][a.name]);
       p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
-    } else if (a.kind == "symbol") {
-      p.set_value(a.name, inputs["symbols"][a.name]["value"].get<std::int64_t>());
     } else {
-      const auto& v = inputs["scalars"][a.name]["value"];
-      if (v.is_number_float())
+      // Symbols and scalars: integers, floats (GT4Py's float symbols) and bools.
+      const auto& v = inputs[a.kind == "symbol" ? "symbols" : "scalars"][a.name]["value"];
+      if (v.is_boolean())
+        p.set_value(a.name, static_cast<std::int64_t>(v.get<bool>()));
+      else if (v.is_number_float())
         p.set_value(a.name, v.get<double>());
       else
         p.set_value(a.name, v.get<std::int64_t>());
@@ -172,6 +193,50 @@ inline void expect_corpus_outputs(const nlohmann::json& expected, const std::map
         ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
     }
     EXPECT_EQ(bad, 0) << name;
+  }
+}
+
+/// Containers written through a floating-point write-conflict resolution in `sdfg` ("*" when a
+/// nested SDFG writes one: its names are not the caller's): atomics make their last bits vary.
+inline std::set<std::string> float_wcr_outputs(const SDFG& sdfg) {
+  std::set<std::string> out;
+  for_each_block(sdfg.root, [&](const Block& b) {
+    if (b.kind != BlockKind::State) return;
+    for (auto& e : b.edges)
+      if (e.memlet.wcr)
+        if (const DataDesc* d = sdfg.find_data(e.memlet.data); d && is_float(d->dtype)) out.insert(e.memlet.data);
+    for (auto& n : b.nodes)
+      if (n->kind == NodeKind::NestedSDFG && !float_wcr_outputs(*n->sdfg).empty()) out.insert("*");
+  });
+  return out;
+}
+
+/// The differential check: the outputs of two configurations of one program agree bit for bit,
+/// except containers in `tolerant` (or all, with "*"), which agree within expected.json's
+/// tolerance.
+inline void expect_same_outputs(const nlohmann::json& expected, const std::map<std::string, TypedArray>& a,
+                                const std::map<std::string, TypedArray>& b, const std::set<std::string>& tolerant,
+                                const std::string& what) {
+  for (auto& out : expected["outputs"]) {
+    std::string name = out.get<std::string>();
+    const TypedArray& x = a.at(name);
+    const TypedArray& y = b.at(name);
+    ASSERT_EQ(x.count, y.count) << name << " (" << what << ")";
+    bool loose = tolerant.count(name) || tolerant.count("*");
+    auto tol =
+        expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
+    double rtol = loose ? tol.value("rtol", 0.0) : 0.0, atol = loose ? tol.value("atol", 0.0) : 0.0;
+    std::size_t size = dtype_size(x.dtype);
+    int bad = 0;
+    for (std::size_t i = 0; i < x.count; ++i) {
+      bool same =
+          loose ? std::abs(element_value(x, i) - element_value(y, i)) <= atol + rtol * std::abs(element_value(x, i))
+                : std::equal(&x.bytes[i * size], &x.bytes[(i + 1) * size], &y.bytes[i * size]);
+      if (!same && ++bad <= 5)
+        ADD_FAILURE() << name << "[" << i << "]: " << element_value(x, i) << " vs " << element_value(y, i) << " ("
+                      << what << (loose ? ", within tolerance" : ", bit for bit") << ")";
+    }
+    EXPECT_EQ(bad, 0) << name << " differs between configurations (" << what << ")";
   }
 }
 

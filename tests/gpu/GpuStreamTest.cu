@@ -216,7 +216,7 @@ TEST(GpuStream, EveryCorpusProgramBehindABusyCallersStream) {
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   int ran = 0;
-  for (const std::string& file : sdfc::test::corpus_gpu_programs()) {
+  for (const std::string& file : sdfc::test::supported_corpus_gpu_programs()) {
     if (file.find("handbuilt") != std::string::npos) continue;
     std::string dir = sdfc::test::corpus_dir() + "/" + file.substr(0, file.find('/'));
     auto inputs = nlohmann::json::parse(sdfc::test::slurp(dir + "/inputs.json"));

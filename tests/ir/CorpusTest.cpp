@@ -2,6 +2,7 @@
 // round-trips exactly. Skipped, saying so, where the corpus is absent.
 #include <filesystem>
 
+#include "CorpusKnown.h"
 #include "TestUtil.h"
 #include "ir/Dump.h"
 
@@ -29,7 +30,17 @@ TEST(Corpus, EveryFileLoadsValidatesAndRoundTrips) {
   for (auto& f : files) {
     SCOPED_TRACE(f);
     std::unique_ptr<SDFG> sdfg;
-    ASSERT_NO_THROW(sdfg = read_sdfg_file(f));
+    std::string rel = f.size() > corpus_dir().size() ? f.substr(corpus_dir().size() + 1) : f;
+    if (const KnownUnsupported* k = find_known_unsupported(rel)) {
+      // Refused at load (views, library nodes, symbols with assumptions) or later, at compile.
+      try {
+        sdfg = read_sdfg_file(f);
+      } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find(k->error), std::string::npos) << e.what();
+        continue;
+      }
+    }
+    if (!sdfg) ASSERT_NO_THROW(sdfg = read_sdfg_file(f));
     auto ds = validate(*sdfg, f);
     for (auto& d : ds) ADD_FAILURE() << d.str();
     std::string once = write_sdfg(*sdfg);

@@ -78,7 +78,7 @@ TEST(PoolLegality, PooledTransientOnSeveralStreamsIsAccepted) {
 }
 
 TEST(PoolLegality, EveryCorpusGpuProgramInPoolModeIsAccepted) {
-  auto files = corpus_gpu_programs();
+  auto files = supported_corpus_gpu_programs();
   if (files.empty()) GTEST_SKIP() << "corpus not found";
   for (const std::string& f : files)
     for (int streams : {0, 1, 2, 4}) {

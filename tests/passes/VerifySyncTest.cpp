@@ -18,7 +18,7 @@ namespace {
 
 std::vector<std::string> gpu_programs() {
   std::vector<std::string> out;
-  for (auto& f : corpus_gpu_programs()) out.push_back(corpus_dir() + "/" + f);
+  for (auto& f : supported_corpus_gpu_programs()) out.push_back(corpus_dir() + "/" + f);
   return out;
 }
 
