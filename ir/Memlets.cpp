@@ -21,6 +21,9 @@ std::optional<std::string> partner(const std::string& conn, const char* from, co
 
 PathEnds memlet_path_ends(const Block& st, const DataEdge& e) {
   PathEnds ends{e.src, e.dst};
+  int n = static_cast<int>(st.nodes.size());
+  auto valid = [&](const DataEdge& x) { return x.src >= 0 && x.src < n && x.dst >= 0 && x.dst < n; };
+  if (!valid(e)) return ends;
   // Backwards: the edge into the scope node's matching IN_ connector (at most one, validated).
   const DataEdge* cur = &e;
   for (std::size_t guard = 0; guard <= st.edges.size(); ++guard) {
@@ -29,7 +32,7 @@ PathEnds memlet_path_ends(const Block& st, const DataEdge& e) {
     if (!in) break;
     const DataEdge* next = nullptr;
     for (const DataEdge& x : st.edges)
-      if (x.dst == cur->src && x.dst_conn == *in) next = &x;
+      if (valid(x) && x.dst == cur->src && x.dst_conn == *in) next = &x;
     if (!next) break;
     cur = next;
   }
@@ -43,7 +46,7 @@ PathEnds memlet_path_ends(const Block& st, const DataEdge& e) {
     const DataEdge* next = nullptr;
     int count = 0;
     for (const DataEdge& x : st.edges)
-      if (x.src == cur->dst && x.src_conn == *out) {
+      if (valid(x) && x.src == cur->dst && x.src_conn == *out) {
         next = &x;
         ++count;
       }
@@ -202,7 +205,8 @@ Expr range_extent(const RangeDim& d) {
 EdgeSubsets edge_subsets(const SDFG& sdfg, const Block& st, const DataEdge& e) {
   EdgeSubsets out;
   const Memlet& m = e.memlet;
-  if (m.data.empty()) return out;
+  int n = static_cast<int>(st.nodes.size());
+  if (m.data.empty() || e.src < 0 || e.src >= n || e.dst < 0 || e.dst >= n) return out;
   PathEnds ends = memlet_path_ends(st, e);
   const Node& first = st.node(ends.src);
   const Node& last = st.node(ends.dst);

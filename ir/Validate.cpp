@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/Memlets.h"
 #include "ir/Signature.h"
 
 namespace sdfc {
@@ -308,11 +309,11 @@ class Validator {
         bounds(*desc, e.memlet.data, *e.memlet.subset, mp + "/subset");
       }
       if (e.memlet.other_subset && !allow_oob) {
-        // The other subset indexes the container at the other end of an access-to-access copy.
-        const Node& other = e.memlet.is_data_src ? dst : src;
-        if (other.kind == NodeKind::Access)
-          if (const DataDesc* od = find_data(other.data))
-            bounds(*od, other.data, *e.memlet.other_subset, mp + "/other_subset");
+        // The other subset indexes the container at the other end of the memlet's path.
+        EdgeSubsets ends = edge_subsets(s, st, e);
+        const std::string& other = ends.data_is_src ? ends.dst_data : ends.src_data;
+        if (ends.error.empty() && !other.empty())
+          if (const DataDesc* od = find_data(other)) bounds(*od, other, *e.memlet.other_subset, mp + "/other_subset");
       }
     }
     // Connectors without edges

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/Memlets.h"
+
 namespace sdfc {
 namespace {
 
@@ -102,20 +104,15 @@ bool conflict(const Touch& a, const Touch& b) {
   return a.data == b.data && (a.write || b.write) && may_overlap(a.subset, b.subset);
 }
 
-std::vector<Touch> copy_touches(const Block& st, const DataEdge& e) {
-  const std::string& src = st.node(e.src).data;
-  const std::string& dst = st.node(e.dst).data;
-  const Memlet& m = e.memlet;
+std::vector<Touch> copy_touches(const SDFG& sdfg, const Block& st, const DataEdge& e) {
+  EdgeSubsets ends = edge_subsets(sdfg, st, e);
   std::optional<Range> src_part, dst_part;
-  if (m.data == src) {
-    src_part = m.subset;
-    dst_part = m.other_subset;
-  } else if (m.data == dst) {
-    dst_part = m.subset;
-    src_part = m.other_subset;
+  if (ends.error.empty()) {
+    src_part = ends.src;
+    dst_part = ends.dst;
   }
-  if (src == dst) src_part = dst_part = std::nullopt;  // a copy inside one container: all of it
-  return {Touch{src, src_part, false}, Touch{dst, dst_part, true}};
+  if (ends.src_data == ends.dst_data) src_part = dst_part = std::nullopt;  // a copy inside one container: all of it
+  return {Touch{ends.src_data, src_part, false}, Touch{ends.dst_data, dst_part, true}};
 }
 
 std::vector<Touch> node_touches(const Block& st, int id) {
@@ -172,7 +169,7 @@ std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& st) {
         op.edge = static_cast<int>(i);
         op.reads.insert(n.data);
         op.writes.insert(st.node(e.dst).data);
-        op.touches = copy_touches(st, e);
+        op.touches = copy_touches(sdfg, st, e);
         ops.push_back(std::move(op));
       }
     } else if (is_kernel(n) || (n.kind == NodeKind::NestedSDFG && queues_gpu_work(*n.sdfg))) {

@@ -67,8 +67,9 @@ struct GpuOp {
 std::vector<Touch> node_touches(const Block& state, int id);
 
 /// The two accesses of a copy between access nodes: the source read and the destination written,
-/// with the memlet's subset on the side it names and other_subset on the other (nullopt = whole).
-std::vector<Touch> copy_touches(const Block& state, const DataEdge& e);
+/// with the subsets ir/Memlets.h derives (nullopt = the whole container: a copy inside one
+/// container, or subsets that cannot be derived).
+std::vector<Touch> copy_touches(const SDFG& sdfg, const Block& state, const DataEdge& e);
 /// The GPU operations of a state in issue order, with the containers each reads and writes.
 std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& state);
 

@@ -299,7 +299,7 @@ class Synchronizer {
           if (e->stream >= 0) {  // a copy on the stream
             gpu_work = true;
             DataEdge& copy = const_cast<DataEdge&>(*e);
-            order_gpu(e->stream, copy_touches(st, *e), copy.wait_events, copy.record_event);
+            order_gpu(e->stream, copy_touches(sdfg_, st, *e), copy.wait_events, copy.record_event);
             if (host_data(src)) p.read[src].insert(e->stream);
             if (host_data(dst)) p.written[dst].insert(e->stream);
           } else {  // a host copy

@@ -309,7 +309,7 @@ class Replay {
           if (e.stream >= 0) {
             wait_events(e.stream, e.wait_events);
             enqueue(e.stream);
-            for (const Touch& t : copy_touches(st, e)) access(e.stream, t.data, t.write, what, t.subset);
+            for (const Touch& t : copy_touches(sdfg_, st, e)) access(e.stream, t.data, t.write, what, t.subset);
             record(e.stream, e.record_event);
           } else {
             tick(host_);

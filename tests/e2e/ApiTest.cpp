@@ -7,6 +7,7 @@
 
 #include "DynamicRanges.h"
 #include "NestedStages.h"
+#include "ScopeCopies.h"
 #include "TestUtil.h"
 #include "ir/Builder.h"
 #include "sdfc/sdfc.h"
@@ -317,6 +318,22 @@ TEST(Trust, HostileNamesAndLabelsStayData) {
 
 /// Maps whose ranges come from data (dynamic map inputs): a parallel map over 0:cnt, and a
 /// sequential map inside a parallel one over 0:lens[j] per row (tests/codegen/cpu/map_dynamic_range).
+/// Copies into and out of map scopes with no tasklet in between (tests/codegen/cpu/scope_copy_*),
+/// in every memory mode: each program computes its outputs only through the copy under test.
+TEST(Semantics, ScopeCopiesComputeValues) {
+  for (const std::string& name : scope_copy_programs())
+    for (const char* mode : {"", "scoped", "persistent", "pool", "external"}) {
+      SCOPED_TRACE(name + " " + mode);
+      Options o;
+      o.transients = mode;
+      Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/" + name + ".sdfg", o);
+      check_scope_copy(p, name, [](Program& q) {
+        q.call();
+        return true;
+      });
+    }
+}
+
 TEST(Semantics, DynamicMapRangeInputs) {
   Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/map_dynamic_range.sdfg");
   check_dynamic_ranges(p, [](Program& q) {

@@ -13,6 +13,7 @@
 #include "CorpusKnown.h"
 #include "DynamicRanges.h"
 #include "NestedStages.h"
+#include "ScopeCopies.h"
 #include "TestUtil.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
@@ -63,7 +64,9 @@ bool call_on_gpu(Program& p) {
 }
 
 /// Runs `file` (a path) with the case's inputs; returns false (and skips) when there is no GPU.
-bool run_and_compare(const std::string& case_dir, const std::string& file, const Options& options) {
+/// The outputs go to `outputs` when given (the differential check compares configurations).
+bool run_and_compare(const std::string& case_dir, const std::string& file, const Options& options,
+                     std::map<std::string, TypedArray>* outputs = nullptr) {
   auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
   auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
   Program p = Program::compile_file(file, options);
@@ -74,6 +77,7 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
     }
   if (!call_on_gpu(p)) return false;
   expect_corpus_outputs(expected, arrays);
+  if (outputs) *outputs = std::move(arrays);
   return true;
 }
 
@@ -162,14 +166,28 @@ TEST_P(GpuCorpus, SeveralStreamsOnTheGpu) {
   std::vector<Mode> modes =
       all ? std::vector<Mode>{{1, ""}, {2, ""}, {4, ""}, {4, "external"}, {2, "pool"}, {4, "persistent"}}
           : std::vector<Mode>{{4, ""}, {2, "external"}};
+  // The differential check: every configuration gives the bits of one stream as declared
+  // (floating-point write-conflict resolutions within tolerance: atomics order them).
+  auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
+  auto tolerant = float_wcr_outputs(*load_sdfg_file(corpus_dir() + "/" + GetParam()));
+  std::map<std::string, TypedArray> baseline;
+  {
+    Options o;
+    o.target = "cuda";
+    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o, &baseline))
+      GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+  }
   for (const Mode& m : modes) {
-    SCOPED_TRACE(fmt::format("--gpu-streams {} --transients {}", m.streams, m.transients));
+    std::string what = fmt::format("--gpu-streams {} --transients {}", m.streams, m.transients);
+    SCOPED_TRACE(what);
     Options o;
     o.target = "cuda";
     o.gpu_streams = m.streams;
     o.transients = m.transients;
-    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o))
+    std::map<std::string, TypedArray> got;
+    if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o, &got))
       GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+    expect_same_outputs(expected, baseline, got, tolerant, "--gpu-streams 0 as declared vs " + what);
   }
 }
 
@@ -364,6 +382,18 @@ TEST(GpuKernels, FourParameterMap) {
 /// Dynamic map range inputs on the GPU (tests/codegen/cuda/map_dynamic_range.sdfg): a kernel over
 /// 0:cnt (a host scalar read before the launch) and, inside a kernel, a sequential map over
 /// 0:lens[j] (device memory); with 0 and 2 streams.
+/// Copies into and out of map scopes inside kernels (tests/codegen/cuda/scope_copy_*), with one
+/// and several streams.
+TEST(GpuKernels, ScopeCopiesComputeValues) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (const std::string& name : scope_copy_programs())
+    for (int streams : {0, 2}) {
+      SCOPED_TRACE(name + " --gpu-streams " + std::to_string(streams));
+      Program p = cuda_codegen_input(name, streams);
+      if (!check_scope_copy(p, name, call_on_gpu)) GTEST_SKIP() << "no GPU device";
+    }
+}
+
 TEST(GpuKernels, DynamicMapRangeInputs) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
   for (int streams : {0, 2}) {
