@@ -98,6 +98,8 @@ class UnitBuilder {
       // GPU targets compile global code with nvcc/hipcc; a host parse reads its qualifiers as nothing.
       for (const char* q : {"__device__", "__host__", "__global__", "__forceinline__", "__shared__", "__constant__"})
         append(fmt::format("#define {}\n", q));
+      // Host tasklets of GPU programs may call the CUDA/HIP runtime (GT4Py's timers do).
+      append("#include \"sdfc/gpu_runtime_decls.h\"\n");
     }
     append("template <typename T> T __sdfc_value();\n");
     append("template <typename T> T& __sdfc_lvalue();\n");

@@ -160,6 +160,12 @@ class Generator {
   std::vector<std::string> device_functions_, functions_;
   std::vector<std::string> init_codes_, exit_codes_;  // init_code / exit_code of nested SDFGs
   int nested_counter_ = 0;
+  std::vector<const SDFG*> nested_sdfgs_;  // nested SDFGs emitted, for their target-located code
+  std::vector<const SDFG*> all_sdfgs() const {
+    std::vector<const SDFG*> out{&root_};
+    out.insert(out.end(), nested_sdfgs_.begin(), nested_sdfgs_.end());
+    return out;
+  }
   std::map<const Block*, Adjacency> adjacency_;
   /// The completeness ledger of each state being emitted: how often each node and edge was
   /// lowered (see `begin_state` / `end_state`).
@@ -230,6 +236,26 @@ class Generator {
     auto it = adjacency_.find(&st);
     if (it == adjacency_.end()) it = adjacency_.emplace(&st, Adjacency(st)).first;
     return it->second;
+  }
+
+  /// Whether SDFG-level code for DaCe's location `where` belongs in this build: "frame" and "cpu"
+  /// always, "cuda" in CUDA and HIP builds (DaCe's GPU target serves both), "hip" in HIP builds.
+  bool code_location_applies(const std::string& where) const {
+    if (where == "cuda") return gpu_;
+    if (where == "hip") return options_.target == Target::HIP;
+    return true;
+  }
+  /// Emits each applicable target block of `targets` whose location is in `locations`.
+  void emit_located(const SDFG& sdfg, const std::vector<std::pair<std::string, CodeBlock>>& targets,
+                    const std::vector<std::string>& locations, const char* kind, CodeWriter& w, bool block) {
+    for (auto& where : locations)
+      for (auto& [loc, c] : targets) {
+        if (loc != where || !code_location_applies(loc)) continue;
+        if (block) w.open("");
+        w.line(fmt::format("// {}[{}] of SDFG \"{}\"", kind, loc, sdfg.name));
+        w.raw(c.code);
+        if (block) w.close();
+      }
   }
 
   [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const {
@@ -950,8 +976,11 @@ class Generator {
         ids.insert(t.begin(), t.end());
       }
       if (x.kind == NodeKind::Access) data.insert(x.data);
-      if (x.kind == NodeKind::NestedSDFG)
-        for (auto& [k, v2] : x.symbol_mapping) free_symbols(v2, ids);
+      if (x.kind == NodeKind::NestedSDFG) {  // the mappings the call passes (those of symbols it uses)
+        std::set<std::string> used = free_symbols(*x.sdfg);
+        for (auto& [k, v2] : x.symbol_mapping)
+          if (used.count(k)) free_symbols(v2, ids);
+      }
     }
     for (auto& e : st.edges) {
       if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
@@ -1510,6 +1539,8 @@ class Generator {
     ic.index_data();
     if (!inner.global_code.code.empty()) globals_.push_back(inner.global_code.code);
     if (!inner.init_code.code.empty()) init_codes_.push_back(inner.init_code.code);
+    if (std::find(nested_sdfgs_.begin(), nested_sdfgs_.end(), &inner) == nested_sdfgs_.end())
+      nested_sdfgs_.push_back(&inner);
     if (!inner.exit_code.code.empty()) exit_codes_.push_back(inner.exit_code.code);
     for (auto& s : free_symbols(inner)) ic.declared_symbols.insert(s);
     CodeWriter fw;
@@ -1646,11 +1677,15 @@ GeneratedProgram Generator::run() {
   for (auto& h : generated_std_includes()) w.line("#include " + h);
   w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
+  if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
   w.line("");
   if (!root_.global_code.code.empty()) {
     w.line("// global_code of the SDFG");
     w.raw(root_.global_code.code);
   }
+  emit_located(root_, root_.target_global_code, {"cpu", "cuda", "hip"}, "global_code", w, false);
+  for (const SDFG* n : nested_sdfgs_)
+    emit_located(*n, n->target_global_code, {"cpu", "cuda", "hip"}, "global_code", w, false);
   // (tasklet code_global is collected while the body is generated)
   for (auto& g : globals_) {
     w.line("// code_global of a tasklet");
@@ -1676,6 +1711,10 @@ GeneratedProgram Generator::run() {
     w.line("");
     w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does).");
     w.line("static thread_local char __sdfc_init_failure[1024];");
+    // DaCe's stream hooks, which init_code and CPP tasklets may call (GT4Py's init_code for
+    // "cuda": __dace_gpu_set_all_streams(__state, cudaStreamDefault)); defined below.
+    w.line(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream);", st));
+    w.line(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream);", st));
   }
   w.line("");
   for (auto& f : device_functions_) {
@@ -1763,12 +1802,17 @@ GeneratedProgram Generator::run() {
     w.line("return nullptr;");
     w.close();
   }
+  // As DaCe: the GPU target's init_code once its streams exist, then the frame's and the CPU's.
+  emit_located(root_, root_.target_init_code, {"cuda", "hip"}, "init_code", w, true);
+  for (const SDFG* n : nested_sdfgs_) emit_located(*n, n->target_init_code, {"cuda", "hip"}, "init_code", w, true);
   if (!root_.init_code.code.empty()) {
     w.open("");
     w.line("// init_code of the SDFG");
     w.raw(root_.init_code.code);
     w.close();
   }
+  emit_located(root_, root_.target_init_code, {"cpu"}, "init_code", w, true);
+  for (const SDFG* n : nested_sdfgs_) emit_located(*n, n->target_init_code, {"cpu"}, "init_code", w, true);
   if (gpu_ && uses_pool_)
     w.line(fmt::format("(void)sdfc::gpu::enable_pool({}, UINT64_MAX);  // pooled transients: keep freed blocks", kCtx));
   for (auto& code : init_codes_) {
@@ -1828,6 +1872,8 @@ GeneratedProgram Generator::run() {
     w.raw(code);
     w.close();
   }
+  // As DaCe: the frame's and the CPU's exit_code, then the GPU target's while its streams exist.
+  for (const SDFG* n : all_sdfgs()) emit_located(*n, n->target_exit_code, {"cpu", "cuda", "hip"}, "exit_code", w, true);
   if (gpu_) {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
     w.line(fmt::format("sdfc::gpu::wait_idle({});  // never the caller's stream: it may be gone by now", kCtx));
@@ -2056,10 +2102,13 @@ GeneratedProgram Generator::run() {
 }  // namespace
 
 const std::vector<std::string>& generated_std_includes() {
-  // <algorithm>: DaCe's generated code includes it (through dace/dace.h), so DaCe CPP tasklets call
-  // std::min, std::max, std::clamp, std::swap.
-  static const std::vector<std::string> headers = {"<cstddef>", "<cstdint>", "<cmath>",
-                                                   "<cstring>", "<new>",     "<algorithm>"};
+  // What DaCe's runtime header (dace/dace.h) gives the code it generates, so that DaCe CPP tasklets
+  // compile unchanged: std::min/max/clamp/swap (<algorithm>), GT4Py's metrics timers
+  // (std::chrono::high_resolution_clock), std::complex, printf, std::accumulate,
+  // std::numeric_limits, type traits.
+  static const std::vector<std::string> headers = {"<cstddef>", "<cstdint>",   "<cmath>",  "<cstring>",
+                                                   "<new>",     "<algorithm>", "<chrono>", "<complex>",
+                                                   "<cstdio>",  "<numeric>",   "<limits>", "<type_traits>"};
   return headers;
 }
 

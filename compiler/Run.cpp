@@ -148,6 +148,10 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
         put_number(v, t, tmp, req.inputs_path, p);
         if (v.is_number_float())
           program.set_value(a.name, v.get<double>());
+        else if (v.is_string())  // "NaN", "Infinity", "-Infinity" (put_number accepted it)
+          program.set_value(a.name, v == "NaN" ? NAN : v == "Infinity" ? INFINITY : -INFINITY);
+        else if (v.is_boolean())  // bool symbols and scalars (GT4Py's `apply_clip`)
+          program.set_value(a.name, static_cast<std::int64_t>(v.get<bool>()));
         else
           program.set_value(a.name, v.get<std::int64_t>());
       }

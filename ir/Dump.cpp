@@ -47,6 +47,12 @@ class Dumper {
     if (!s.global_code.code.empty()) line(ind + 1, "global_code: " + quote_lines(s.global_code.code));
     if (!s.init_code.code.empty()) line(ind + 1, "init_code: " + quote_lines(s.init_code.code));
     if (!s.exit_code.code.empty()) line(ind + 1, "exit_code: " + quote_lines(s.exit_code.code));
+    for (auto* list : {&s.target_global_code, &s.target_init_code, &s.target_exit_code})
+      for (auto& [where, c] : *list)
+        line(ind + 1, std::string(list == &s.target_global_code ? "global_code"
+                                  : list == &s.target_init_code ? "init_code"
+                                                                : "exit_code") +
+                          "[" + where + "]: " + quote_lines(c.code));
     region_body(s.root, ind + 1);
     if (s.external_sync)
       line(ind + 1, fmt::format("entry: the caller's stream waits for the previous call if it changed; {}",

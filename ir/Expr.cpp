@@ -409,14 +409,23 @@ struct Parser {
       } while (accept(","));
     }
     expect(")");
-    // symbol($N, dtype=dace.int64) is a typed symbol
+    // symbol($N, dtype=dace.int64) is a typed symbol; sympy assumptions may follow
+    // (`nonnegative=True`, `positive=True`, `algebraic=True`, ...). They are kept for the writer and
+    // do not make another symbol: all spellings of one name are one symbol.
     if (name == "symbol") {
-      if (n.args.size() != 2 || n.kwnames != std::vector<std::string>{"dtype"} || n.args[0]->kind != ExprKind::Symbol ||
-          n.args[1]->kind != ExprKind::Symbol)
-        fail(start, "expected symbol($NAME, dtype=dace.TYPE)");
+      bool ok = n.args.size() >= 2 && n.args.size() == n.kwnames.size() + 1 && n.kwnames[0] == "dtype" &&
+                n.args[0]->kind == ExprKind::Symbol && n.args[1]->kind == ExprKind::Symbol;
+      for (std::size_t k = 2; ok && k < n.args.size(); ++k) ok = n.args[k]->kind == ExprKind::Bool;
+      if (!ok) fail(start, "expected symbol($NAME, dtype=dace.TYPE) with optional ASSUMPTION=True|False arguments");
       auto t = parse_dtype(n.args[1]->name);
       if (!t) fail(start, fmt::format("unknown dtype '{}' in symbol()", n.args[1]->name));
-      return make_symbol(n.args[0]->name, *t);
+      if (n.args.size() == 2) return make_symbol(n.args[0]->name, *t);
+      ExprNode sym{ExprKind::Symbol};
+      sym.name = n.args[0]->name;
+      sym.dtype = *t;
+      sym.kwnames.assign(n.kwnames.begin() + 1, n.kwnames.end());
+      sym.args.assign(n.args.begin() + 2, n.args.end());
+      return make_node(std::move(sym));
     }
     return make_node(std::move(n));
   }
@@ -526,8 +535,12 @@ struct Printer {
       case ExprKind::Symbol:
         if (cpp || dialect == Dialect::Plain) return e.name;
         if (e.name == "?") return "$?";
-        if (e.dtype && *e.dtype != DType::Int32)
-          return fmt::format("symbol(${}, dtype=dace.{})", e.name, to_string(*e.dtype));
+        if ((e.dtype && *e.dtype != DType::Int32) || !e.kwnames.empty()) {
+          std::string out = fmt::format("symbol(${}, dtype=dace.{}", e.name, to_string(e.dtype.value_or(DType::Int32)));
+          for (std::size_t k = 0; k < e.kwnames.size(); ++k)  // sympy assumptions, as read
+            out += fmt::format(", {}={}", e.kwnames[k], e.args[k]->ival ? "True" : "False");
+          return out + ")";
+        }
         return "$" + e.name;
       case ExprKind::Unary: {
         auto op = static_cast<UnaryOp>(e.op);
@@ -986,6 +999,7 @@ void free_symbols(const Expr& e, std::set<std::string>& out) {
 
 bool equal(const Expr& a, const Expr& b) {
   if (a == b) return true;
+  if (a->kind == ExprKind::Symbol && b->kind == ExprKind::Symbol) return a->name == b->name;
   // A symbol's dtype is a spelling (`N` and `symbol($N, dtype=dace.int64)` are one symbol, as
   // in DaCe, whose symbols are sympy symbols compared by name).
   if (a->kind != b->kind || a->op != b->op || a->ival != b->ival || a->name != b->name ||

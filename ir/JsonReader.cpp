@@ -318,28 +318,30 @@ class Reader {
       for (std::size_t i = 0; i < a->size(); ++i)
         sdfg->arg_names.push_back(string((*a)[i], at(p, i), "an argument name"));
     }
-    auto frame_code = [&](const char* key, CodeBlock& out) {
+    auto frame_code = [&](const char* key, CodeBlock& out, std::vector<std::pair<std::string, CodeBlock>>& targets) {
       auto c = attrs.find(key);
       if (c == attrs.end()) return;
       std::string p = at(ap, key);
       object(*c, p, "target code");
       for (auto it = c->begin(); it != c->end(); ++it) {
-        if (it.key() != "frame") {
-          CodeBlock other = code(it.value(), at(p, it.key()), "code");
-          if (!other.code.empty())
-            fail(at(p, it.key()),
-                 fmt::format("unsupported {} for target \"{}\"; only \"frame\" code is supported", key, it.key()));
-          continue;
-        }
-        out = code(it.value(), at(p, "frame"), "code");
-        if (out.language != Language::CPP && !out.code.empty())
-          fail(at(p, "frame"), fmt::format("{} must be C++ (language \"CPP\")", key));
-        out.language = Language::CPP;
+        const std::string& where = it.key();
+        if (where != "frame" && where != "cpu" && where != "cuda" && where != "hip")
+          fail(at(p, where), fmt::format("unknown code location \"{}\" in {}; DaCe's locations are frame, cpu, cuda "
+                                         "and hip",
+                                         where, key));
+        CodeBlock block = code(it.value(), at(p, where), "code");
+        if (block.language != Language::CPP && !block.code.empty())
+          fail(at(p, where), fmt::format("{} must be C++ (language \"CPP\")", key));
+        block.language = Language::CPP;
+        if (where == "frame")
+          out = block;
+        else if (!block.code.empty())
+          targets.emplace_back(where, block);
       }
     };
-    frame_code("global_code", sdfg->global_code);
-    frame_code("init_code", sdfg->init_code);
-    frame_code("exit_code", sdfg->exit_code);
+    frame_code("global_code", sdfg->global_code, sdfg->target_global_code);
+    frame_code("init_code", sdfg->init_code, sdfg->target_init_code);
+    frame_code("exit_code", sdfg->exit_code, sdfg->target_exit_code);
     if (auto c = attrs.find("constants_prop"); c != attrs.end() && !c->is_null() && !(c->is_object() && c->empty()))
       fail(at(ap, "constants_prop"), "unsupported SDFG constants (constants_prop); inline them as symbols or literals");
     sdfg->extra = rest(

@@ -22,9 +22,15 @@ class Writer {
     for (auto& [name, t] : s.symbols) syms[name] = std::string(to_string(t));
     attrs["symbols"] = syms;
     if (!s.arg_names.empty()) attrs["arg_names"] = s.arg_names;
-    attrs["global_code"] = {{"frame", code(s.global_code)}};
-    attrs["init_code"] = {{"frame", code(s.init_code)}};
-    attrs["exit_code"] = {{"frame", code(s.exit_code)}};
+    auto located = [&](const CodeBlock& frame, const std::vector<std::pair<std::string, CodeBlock>>& targets) {
+      Json j = Json::object();
+      j["frame"] = code(frame);
+      for (auto& [where, c] : targets) j[where] = code(c);
+      return j;
+    };
+    attrs["global_code"] = located(s.global_code, s.target_global_code);
+    attrs["init_code"] = located(s.init_code, s.target_init_code);
+    attrs["exit_code"] = located(s.exit_code, s.target_exit_code);
     merge(attrs, s.extra);
 
     Json j = Json::object();

@@ -224,7 +224,11 @@ struct SDFG {
   std::vector<std::pair<std::string, DataDesc>> arrays;  ///< in file order
   std::vector<std::pair<std::string, DType>> symbols;    ///< in file order
   std::vector<std::string> arg_names;
+  /// SDFG-level code for DaCe's location "frame" (the program's own code)...
   CodeBlock global_code{"", Language::CPP}, init_code{"", Language::CPP}, exit_code{"", Language::CPP};
+  /// ... and for the target locations "cpu", "cuda" (the GPU target: CUDA and HIP builds, as DaCe's
+  /// GPU target serves both) and "hip" (HIP builds), in file order; empty code is not kept.
+  std::vector<std::pair<std::string, CodeBlock>> target_global_code, target_init_code, target_exit_code;
   Block root{BlockKind::Region};      ///< the SDFG's own control-flow region
   std::string dace_version;           ///< root only ("" in nested SDFGs)
   Json extra = Json::object();        ///< unmodelled SDFG attributes

@@ -117,6 +117,7 @@ inline TypedArray typed_array(const nlohmann::json& a) {
     const auto& v = a["data"][i];
     unsigned char* out = &t.bytes[i * dtype_size(t.dtype)];
     bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, out)
+              : v.is_boolean()    ? convert_exact(static_cast<std::int64_t>(v.get<bool>()), t.dtype, out)
                                   : convert_exact(v.get<std::int64_t>(), t.dtype, out);
     EXPECT_TRUE(ok);
   }

@@ -117,6 +117,31 @@ TEST_P(CorpusRun, ReproducesDaCeInEveryMemoryMode) {
   }
 }
 
+/// GT4Py's metrics code (program.sdfg of the GT4Py cases): with gt_metrics_level 0 nothing is
+/// timed (gt_compute_time keeps its value); at level 10 the timer tasklets (std::chrono) store a
+/// positive duration, and the results are DaCe's either way.
+TEST_P(CorpusRun, GT4PyMetricsTimeTheCallWhenAsked) {
+  if (GetParam().rfind("gt4py_", 0) != 0 || GetParam().find("/program.sdfg") == std::string::npos)
+    GTEST_SKIP() << "not a GT4Py file with metrics";
+  if (find_known_unsupported(GetParam())) GTEST_SKIP() << "known unsupported (see ReproducesDaCe)";
+  std::string dir = corpus_dir() + "/" + case_of(GetParam());
+  auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
+  auto expected = nlohmann::json::parse(slurp(dir + "/expected.json"));
+  for (int level : {0, 10}) {
+    SCOPED_TRACE(level);
+    inputs["symbols"]["gt_metrics_level"]["value"] = level;
+    Program p = Program::compile_file(corpus_dir() + "/" + GetParam());
+    std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
+    p.call();
+    expect_corpus_outputs(expected, arrays);
+    double t = element_value(arrays.at("gt_compute_time"), 0);
+    if (level == 0)
+      EXPECT_EQ(t, 1.0) << "nothing is timed at level 0 (inputs.json's value stays)";
+    else
+      EXPECT_TRUE(t > 0.0 && t < 60.0 && t != 1.0) << "gt_compute_time = " << t;
+  }
+}
+
 TEST_P(CorpusRun, MatchesDaCeCSignature) {
   if (find_known_unsupported(GetParam())) GTEST_SKIP() << "known unsupported (see ReproducesDaCe)";
   std::string path = corpus_dir() + "/" + GetParam();

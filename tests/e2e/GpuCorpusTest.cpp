@@ -71,10 +71,15 @@ bool run_and_compare(const std::string& case_dir, const std::string& file, const
   auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
   Program p = Program::compile_file(file, options);
   std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
-  for (auto& [k, v] : inputs["symbols"].items()) try {
-      p.set_value(k, v["value"].get<std::int64_t>());
-    } catch (const Error&) {
-    }
+  // Symbols that only size arrays (not arguments; integers): the program checks the arrays with them.
+  for (auto& [k, v] : inputs["symbols"].items()) {
+    bool is_arg = false;
+    for (auto& a : p.arguments()) is_arg |= a.name == k;
+    if (!is_arg && v["value"].is_number_integer()) try {
+        p.set_value(k, v["value"].get<std::int64_t>());
+      } catch (const Error&) {
+      }
+  }
   if (!call_on_gpu(p)) return false;
   expect_corpus_outputs(expected, arrays);
   if (outputs) *outputs = std::move(arrays);
@@ -144,6 +149,27 @@ TEST_P(GpuCorpus, EveryMemoryModeOnTheGpu) {
     o.transients = mode;
     if (!run_and_compare(case_dir, corpus_dir() + "/" + GetParam(), o)) GTEST_SKIP() << "no GPU device";
   }
+}
+
+/// GT4Py's metrics on the GPU (program_gpu.sdfg of the GT4Py cases: host timer tasklets calling
+/// cudaDeviceSynchronize, GT4Py's init_code putting every stream on the default stream): at
+/// gt_metrics_level 10 gt_compute_time receives a positive duration, and the results stay DaCe's.
+TEST_P(GpuCorpus, GT4PyMetricsOnTheGpu) {
+  SKIP_KNOWN_UNSUPPORTED();
+  if (GetParam().rfind("gt4py_", 0) != 0) GTEST_SKIP() << "not a GT4Py file";
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
+  std::string case_dir = corpus_dir() + "/" + GetParam().substr(0, GetParam().find('/'));
+  auto inputs = nlohmann::json::parse(slurp(case_dir + "/inputs.json"));
+  auto expected = nlohmann::json::parse(slurp(case_dir + "/expected.json"));
+  inputs["symbols"]["gt_metrics_level"]["value"] = 10;
+  Options o;
+  o.target = "cuda";
+  Program p = Program::compile_file(corpus_dir() + "/" + GetParam(), o);
+  std::map<std::string, TypedArray> arrays = bind_corpus_inputs(p, inputs);
+  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+  expect_corpus_outputs(expected, arrays);
+  double t = element_value(arrays.at("gt_compute_time"), 0);
+  EXPECT_TRUE(t > 0.0 && t < 60.0 && t != 1.0) << "gt_compute_time = " << t;
 }
 
 /// Several internal streams (--gpu-streams 1, 2, 4), with the external and the pooled memory modes

@@ -62,6 +62,32 @@ TEST(Expr, ParsesPythonCodeExpressions) {
   EXPECT_EQ(print_expr(chained), "0 <= i and i < N");
 }
 
+/// Symbols with sympy assumptions (GT4Py's float symbols, DaCe frontend's `nonnegative=True`): read,
+/// written back as read, and the same symbol as every other spelling of the name.
+TEST(Expr, SymbolsWithAssumptions) {
+  const char* text = "symbol($N, dtype=dace.int64, nonnegative=True, nonzero=True, positive=True)";
+  Expr n = parse_expr(text, Dialect::Typed);
+  ASSERT_EQ(n->kind, ExprKind::Symbol);
+  EXPECT_EQ(n->name, "N");
+  EXPECT_EQ(print_expr(n, Dialect::Typed), text);
+  EXPECT_EQ(print_expr(n), "N");
+  EXPECT_TRUE(equal(n, parse_expr("$N", Dialect::Typed)));
+  EXPECT_TRUE(equal(n, parse_expr("symbol($N, dtype=dace.int64)", Dialect::Typed)));
+  EXPECT_EQ(print_expr(simplify(parse_expr(std::string(text) + " - symbol($N, dtype=dace.int64)", Dialect::Typed))),
+            "0");
+  std::set<std::string> syms;
+  free_symbols(n, syms);
+  EXPECT_EQ(syms, std::set<std::string>{"N"});
+  Expr q = parse_expr("symbol($qmin, dtype=dace.float64, algebraic=True, complex=True, finite=True, integer=False)",
+                      Dialect::Typed);
+  EXPECT_EQ(q->dtype, DType::Float64);
+  EXPECT_EQ(print_expr(q, Dialect::Typed),
+            "symbol($qmin, dtype=dace.float64, algebraic=True, complex=True, finite=True, integer=False)");
+  // An assumption must be True or False, and dtype comes first.
+  EXPECT_THROW(parse_expr("symbol($N, dtype=dace.int64, positive=1)", Dialect::Typed), ExprSyntaxError);
+  EXPECT_THROW(parse_expr("symbol($N, positive=True, dtype=dace.int64)", Dialect::Typed), ExprSyntaxError);
+}
+
 TEST(Expr, PrintedTextParsesBackToTheSameTree) {
   for (const char* s : {"-1 + $N", "2 + $L", "3*$L", "$N*$M - 2*$M", "int_floor($N, 2) + 1", "Max(0, -1 + $N)",
                         "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2"}) {
