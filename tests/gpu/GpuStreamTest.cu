@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "TestUtil.h"
+#include "compiler/Compile.h"
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
 #include "sdfc/sdfc.h"
@@ -228,10 +229,29 @@ TEST(GpuStream, EveryCorpusProgramBehindABusyCallersStream) {
       o.gpu_streams = streams;
       sdfc::Program p = sdfc::Program::compile_file(sdfc::test::corpus_dir() + "/" + file, o);
       auto arrays = sdfc::test::bind_corpus_inputs(p, inputs);
+      // Device arguments (GT4Py's program_gpu.sdfg: GPU_Global arrays) get device memory, as a
+      // caller with a stream of its own binds them.
+      auto sdfg = sdfc::load_sdfg_file(sdfc::test::corpus_dir() + "/" + file);
+      std::vector<std::pair<std::string, void*>> on_device;
+      for (auto& a : p.arguments()) {
+        const sdfc::DataDesc* d = a.kind == "array" ? sdfg->find_data(a.name) : nullptr;
+        if (!d || d->storage != sdfc::StorageType::GPU_Global) continue;
+        auto& t = arrays.at(a.name);
+        void* dp = nullptr;
+        ASSERT_EQ(cudaMalloc(&dp, t.bytes.size()), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dp, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+        p.set_array(a.name, dp, a.dtype, t.count);
+        on_device.emplace_back(a.name, dp);
+      }
       p.set_external_stream(s);
       spin<<<1, 1, 0, s>>>(20000);
       p.call();
       ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      for (auto& [name, dp] : on_device) {
+        auto& t = arrays.at(name);
+        ASSERT_EQ(cudaMemcpy(t.bytes.data(), dp, t.bytes.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(dp);
+      }
       sdfc::test::expect_corpus_outputs(expected, arrays);
       ++ran;
     }
