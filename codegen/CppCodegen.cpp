@@ -223,6 +223,8 @@ class Generator {
         return "tasklet";
       case NodeKind::NestedSDFG:
         return "nested SDFG";
+      case NodeKind::Library:
+        return "library node";
     }
     return "node";
   }
@@ -282,6 +284,18 @@ class Generator {
       lin = make_binary(BinOp::Add, lin,
                         make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
     return fmt::format("{}[{}]", ident(d), sym(lin));
+  }
+  /// How a pointer connector bound to subset `r` of `d` indexes: element strides per dimension.
+  TaskletScope::Layout layout(const Ctx& c, const std::string& d, const Range& r) const {
+    TaskletScope::Layout l;
+    const DataDesc* desc = c.data(d);
+    if (!desc || desc->kind == DataKind::Scalar || desc->strides.size() != r.size()) return l;
+    for (std::size_t k = 0; k < r.size(); ++k) {
+      std::string s = sym(simplify(make_binary(BinOp::Mul, desc->strides[k], r[k].step)));
+      l.all.push_back(s);
+      if (as_constant(range_extent(r[k])) != 1) l.moving.push_back(s);
+    }
+    return l;
   }
   std::string address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const {
     return "&" + element(c, d, idx, ptr);
@@ -748,6 +762,9 @@ class Generator {
         break;
       case NodeKind::MapExit:
         SDFC_ASSERT(false, "map exits are emitted with their entries");
+        break;
+      case NodeKind::Library:
+        SDFC_ASSERT(false, "library nodes are expanded before code generation (expand-library-nodes)");
     }
   }
 
@@ -988,10 +1005,17 @@ class Generator {
       if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicRangeInput& d) { return d.edge == &e; }))
         continue;  // read on the host
       data.insert(e.memlet.data);
-      if (e.memlet.subset)
+      // Memlets of code nodes are pointers to their subset's start (ir/Signature: DaCe's rule).
+      auto code = [](const Node& x) {
+        return x.kind == NodeKind::Tasklet || x.kind == NodeKind::NestedSDFG || x.kind == NodeKind::Library;
+      };
+      bool view = code(st.node(e.src)) || code(st.node(e.dst));
+      bool passage = (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
+                     (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);
+      if (e.memlet.subset && !passage)
         for (auto& r : *e.memlet.subset) {
           free_symbols(r.start, ids);
-          free_symbols(r.end, ids);
+          if (!view) free_symbols(r.end, ids);
         }
     }
     for (auto& name : data)
@@ -1259,10 +1283,12 @@ class Generator {
       DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.inputs[in.name] = t;
       const Range& r = *e->memlet.subset;
-      if (single_element(r) && !e->memlet.dynamic)
+      if (single_element(r) && !e->memlet.dynamic) {
         ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
-      else
+      } else {
         ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
+        scope.layouts[in.name] = layout(c, e->memlet.data, r);
+      }
     }
     for (auto& out : n.out_connectors) {
       auto es = out_edges(st, id, out.name);
@@ -1280,6 +1306,7 @@ class Generator {
                                 out.name, n.label, es.size(), single_element(r) ? "dynamic reference" : "pointer"));
       if (!single_element(r)) {
         outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
+        scope.layouts[out.name] = layout(c, e->memlet.data, r);
         continue;
       }
       if (e->memlet.dynamic && !e->memlet.wcr) {

@@ -697,16 +697,34 @@ class Translator {
       fail(fmt::format("unknown name '{}' in {}; expected a connector, a symbol or a known constant", e.name, where()));
     }
     std::string shown = print_expr(make_node(e));
-    if (e.args.size() != 1)
-      fail(
-          fmt::format("subscript '{}' in {} has {} indices; only one-dimensional subscripts of connectors are "
-                      "supported",
-                      shown, where(), e.args.size()));
-    Value index = expr(e.args[0]);
-    if (!is_int_like(index.type))
-      fail(fmt::format("subscript index of '{}' in {} has type {}; expected an integer", shown, where(),
-                       to_string(index.type)));
-    return {fmt::format("{}[{}]", e.name, index.text), kPrimary, owner->at(e.name)};
+    // The element strides the indices go with (the memlet's subset through the container's strides).
+    std::vector<std::string> strides{"1"};
+    if (auto l = scope_.layouts.find(e.name); l != scope_.layouts.end()) {
+      if (e.args.size() == l->second.moving.size())
+        strides = l->second.moving;
+      else if (e.args.size() == l->second.all.size())
+        strides = l->second.all;
+      else
+        fail(
+            fmt::format("subscript '{}' in {} has {} indices, but the memlet of connector '{}' has {} dimension(s), "
+                        "{} of them of more than one element",
+                        shown, where(), e.args.size(), e.name, l->second.all.size(), l->second.moving.size()));
+    } else if (e.args.size() != 1) {
+      fail(fmt::format("subscript '{}' in {} has {} indices; connector '{}' takes one", shown, where(), e.args.size(),
+                       e.name));
+    }
+    std::string offset;
+    for (std::size_t k = 0; k < e.args.size(); ++k) {
+      Value index = expr(e.args[k]);
+      if (!is_int_like(index.type))
+        fail(fmt::format("subscript index of '{}' in {} has type {}; expected an integer", shown, where(),
+                         to_string(index.type)));
+      std::string term = strides[k] != "1"    ? fmt::format("({}) * ({})", index.text, strides[k])
+                         : e.args.size() == 1 ? index.text
+                                              : "(" + index.text + ")";
+      offset += (k ? " + " : "") + term;
+    }
+    return {fmt::format("{}[{}]", e.name, offset), kPrimary, owner->at(e.name)};
   }
 
   Value unary(UnaryOp op, const Value& a) {

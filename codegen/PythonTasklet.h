@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/Types.h"
 
@@ -23,6 +24,14 @@ struct TaskletScope {
   std::map<std::string, DType> outputs;
   /// Symbols and map parameters, readable by value.
   std::map<std::string, DType> symbols;
+  /// Connectors bound to a pointer (a memlet of more than one element): the element stride (C++
+  /// text) of each dimension of the memlet's subset (`all`), and of those that move more than one
+  /// element (`moving`). `c[i]` / `c[i, j]` index with as many indices as either list has, as
+  /// DaCe's code generator does; a connector without a layout takes one unit-stride index.
+  struct Layout {
+    std::vector<std::string> all, moving;
+  };
+  std::map<std::string, Layout> layouts;
 };
 
 /// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,

@@ -401,6 +401,12 @@ class DotWriter {
         line(indent, "}");
         break;
       }
+      case NodeKind::Library: {
+        std::string cls = n.classpath.substr(n.classpath.rfind('.') + 1);
+        line(indent, fmt::format("{} [shape=box, style=\"bold\", label=\"{}\\n({})\"];", id, dot_escape(n.label),
+                                 dot_escape(cls)));
+        break;
+      }
     }
     if (!n.host_waits.empty()) {
       std::string sync = host_sync_node(indent, n.host_waits, "");

@@ -214,6 +214,10 @@ class Dumper {
         sdfg(*n.sdfg, ind + 1);
         break;
       }
+      case NodeKind::Library:
+        line(ind, fmt::format("[{}] library {} {} ({}) -> ({}){}", id, n.classpath, n.label,
+                              connectors(n.in_connectors), connectors(n.out_connectors), scope));
+        break;
     }
   }
 

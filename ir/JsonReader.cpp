@@ -602,11 +602,13 @@ class Reader {
       n = std::make_unique<Node>(NodeKind::Tasklet);
     else if (type == "NestedSDFG")
       n = std::make_unique<Node>(NodeKind::NestedSDFG);
+    else if (type == "LibraryNode")
+      n = std::make_unique<Node>(NodeKind::Library);
     else {
       std::string detail;
       if (auto c = j.find("classpath"); c != j.end() && c->is_string()) detail = " (" + c->get<std::string>() + ")";
       fail(at(ptr, "type"), fmt::format("unsupported dataflow node type \"{}\"{}; supported: AccessNode, MapEntry, "
-                                        "MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)",
+                                        "MapExit, Tasklet, NestedSDFG, LibraryNode",
                                         type, detail));
     }
     if (auto l = j.find("label"); l != j.end()) n->label = string(*l, at(ptr, "label"), "a label");
@@ -693,6 +695,11 @@ class Reader {
         n->extra = rest(attrs, {"sdfg", "symbol_mapping", "in_connectors", "out_connectors"});
         break;
       }
+      case NodeKind::Library:
+        n->classpath = string(require(j, ptr, "classpath"), at(ptr, "classpath"), "a library node class");
+        if (auto l = attrs.find("label"); l != attrs.end() && l->is_string()) n->label = l->get<std::string>();
+        n->extra = rest(attrs, {"in_connectors", "out_connectors"});
+        break;
     }
     return n;
   }

@@ -181,7 +181,7 @@ class Writer {
   }
 
   Json node(const Node& n, int id) {
-    static const char* names[] = {"AccessNode", "MapEntry", "MapExit", "Tasklet", "NestedSDFG"};
+    static const char* names[] = {"AccessNode", "MapEntry", "MapExit", "Tasklet", "NestedSDFG", "LibraryNode"};
     Json a = Json::object();
     switch (n.kind) {
       case NodeKind::Access:
@@ -210,6 +210,8 @@ class Writer {
         a["label"] = n.label;
         break;
       }
+      case NodeKind::Library:  // its properties are in extra, as read
+        break;
     }
     if (n.kind != NodeKind::Access || !n.in_connectors.empty()) a["in_connectors"] = connectors(n.in_connectors);
     if (n.kind != NodeKind::Access || !n.out_connectors.empty()) a["out_connectors"] = connectors(n.out_connectors);
@@ -221,6 +223,7 @@ class Writer {
     j["id"] = id;
     j["scope_entry"] = n.scope_entry < 0 ? Json(nullptr) : Json(std::to_string(n.scope_entry));
     j["scope_exit"] = n.scope_exit < 0 ? Json(nullptr) : Json(std::to_string(n.scope_exit));
+    if (n.kind == NodeKind::Library) j["classpath"] = n.classpath;
     return j;
   }
 

@@ -61,13 +61,15 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
   const Node& s = st.node(e.src);
   const Node& d = st.node(e.dst);
   bool data = !e.memlet.data.empty();
-  bool code_to_code = (s.kind == NodeKind::Tasklet || s.kind == NodeKind::NestedSDFG) &&
-                      (d.kind == NodeKind::Tasklet || d.kind == NodeKind::NestedSDFG);
+  auto code = [](const Node& n) {
+    return n.kind == NodeKind::Tasklet || n.kind == NodeKind::NestedSDFG || n.kind == NodeKind::Library;
+  };
+  bool code_to_code = code(s) && code(d);
   if (code_to_code) return EdgeRole::Unsupported;  // a value passed between connectors without a container
   if (!data) {
     // Connectors of code nodes carry values; without data they have nothing to bind.
-    if ((s.kind == NodeKind::Tasklet || s.kind == NodeKind::NestedSDFG) && e.src_conn) return EdgeRole::Unsupported;
-    if ((d.kind == NodeKind::Tasklet || d.kind == NodeKind::NestedSDFG) && e.dst_conn) return EdgeRole::Unsupported;
+    if (code(s) && e.src_conn) return EdgeRole::Unsupported;
+    if (code(d) && e.dst_conn) return EdgeRole::Unsupported;
     return EdgeRole::Ordering;
   }
   auto into_entry = [&] {
@@ -86,6 +88,8 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
           return EdgeRole::TaskletInput;
         case NodeKind::NestedSDFG:
           return EdgeRole::NestedInput;
+        case NodeKind::Library:
+          return EdgeRole::LibraryInput;
       }
       break;
     case NodeKind::MapEntry:
@@ -100,6 +104,8 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
           return EdgeRole::TaskletInput;
         case NodeKind::NestedSDFG:
           return EdgeRole::NestedInput;
+        case NodeKind::Library:
+          return EdgeRole::LibraryInput;
       }
       break;
     case NodeKind::MapExit:
@@ -110,19 +116,24 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
         case NodeKind::MapEntry:
         case NodeKind::Tasklet:
         case NodeKind::NestedSDFG:
+        case NodeKind::Library:
           return EdgeRole::Unsupported;
       }
       break;
     case NodeKind::Tasklet:
-    case NodeKind::NestedSDFG: {
-      bool tasklet = s.kind == NodeKind::Tasklet;
+    case NodeKind::NestedSDFG:
+    case NodeKind::Library: {
+      EdgeRole out = s.kind == NodeKind::Tasklet      ? EdgeRole::TaskletOutput
+                     : s.kind == NodeKind::NestedSDFG ? EdgeRole::NestedOutput
+                                                      : EdgeRole::LibraryOutput;
       switch (d.kind) {
         case NodeKind::Access:
         case NodeKind::MapExit:
-          return tasklet ? EdgeRole::TaskletOutput : EdgeRole::NestedOutput;
+          return out;
         case NodeKind::MapEntry:
         case NodeKind::Tasklet:
         case NodeKind::NestedSDFG:
+        case NodeKind::Library:
           return EdgeRole::Unsupported;
       }
       break;
@@ -146,6 +157,8 @@ std::string edge_role_problem(const Block& st, const DataEdge& e) {
         return fmt::format("tasklet \"{}\"", n.label);
       case NodeKind::NestedSDFG:
         return fmt::format("nested SDFG \"{}\"", n.label);
+      case NodeKind::Library:
+        return fmt::format("library node \"{}\"", n.label);
     }
     return "a node";
   };
@@ -181,6 +194,10 @@ const char* to_string(EdgeRole r) {
       return "nested SDFG input";
     case EdgeRole::NestedOutput:
       return "nested SDFG output";
+    case EdgeRole::LibraryInput:
+      return "library node input";
+    case EdgeRole::LibraryOutput:
+      return "library node output";
     case EdgeRole::Unsupported:
       return "unsupported edge";
   }

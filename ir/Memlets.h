@@ -60,6 +60,8 @@ enum class EdgeRole {
   TaskletOutput,      ///< tasklet ->: written from an output connector
   NestedInput,        ///< -> nested SDFG: an argument
   NestedOutput,       ///< nested SDFG ->: an argument it writes
+  LibraryInput,       ///< -> library node (expanded before code generation)
+  LibraryOutput,      ///< library node -> (expanded before code generation)
   Unsupported,        ///< anything else (see `edge_role_problem`)
 };
 EdgeRole edge_role(const Block& state, const DataEdge& e);

@@ -82,7 +82,9 @@ struct Workspace {
   Expr unshared_bytes;               ///< what it would need if no two transients shared bytes (DaCe's layout)
 };
 
-enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG };
+/// Library: a DaCe library node (`classpath` names its class); the expand-library-nodes pass
+/// replaces each by what it computes before any other pass runs.
+enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG, Library };
 
 /// A connector name with its declared type (nullopt: inferred from the memlet's data).
 struct Connector {
@@ -113,6 +115,8 @@ struct Node {
   CodeBlock code_global;                                     ///< Tasklet: C++ emitted at file scope
   std::unique_ptr<SDFG> sdfg;                                ///< NestedSDFG
   std::vector<std::pair<std::string, Expr>> symbol_mapping;  ///< NestedSDFG: inner -> outer
+  std::string classpath;  ///< Library: DaCe's class, e.g. dace.libraries.standard.nodes.reduce.Reduce (its
+                          ///< properties stay in `extra`)
   Json extra = Json::object();
 
   // Decisions of passes (not part of DaCe's format; shown by the IR dump).

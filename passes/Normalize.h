@@ -1,6 +1,6 @@
 /// \file
-/// `normalize`: the first pass. Resolves what DaCe leaves to defaults so that later passes and
-/// the code generator read explicit decisions from the IR:
+/// `normalize`: the first pass after expand-library-nodes. Resolves what DaCe leaves to defaults so that later passes
+/// and the code generator read explicit decisions from the IR:
 ///  - map schedules: a `Default` map outside any map becomes CPU_Multicore on the CPU (as DaCe's
 ///    SCOPEDEFAULT_SCHEDULE does); one inside a map, or inside a nested SDFG called from a map,
 ///    becomes Sequential;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "ir/Dump.h"
+#include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
 #include "passes/Normalize.h"
 #include "passes/PoolLegality.h"
@@ -24,7 +25,10 @@ struct Pass {
 /// The pipeline, in order (DESIGN.md §2).
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
-      // normalize first: every later pass reads explicit schedules, storage and connector types.
+      // first: no later pass knows library nodes; normalize then treats their expansions as any
+      // nested SDFG (connector types, schedules).
+      {"expand-library-nodes", expand_library_nodes},
+      // normalize next: every later pass reads explicit schedules, storage and connector types.
       {"normalize", normalize},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.
       {"transient-lifetimes", assign_transient_lifetimes},

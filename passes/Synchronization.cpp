@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/Diagnostic.h"
 #include "ir/Signature.h"
 #include "passes/StreamAssignment.h"
 
@@ -353,6 +354,8 @@ class Synchronizer {
       }
       case NodeKind::MapExit:
         break;
+      case NodeKind::Library:
+        SDFC_ASSERT(false, "library nodes are expanded before synchronization (expand-library-nodes)");
     }
   }
 };

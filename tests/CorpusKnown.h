@@ -16,16 +16,8 @@ struct KnownUnsupported {
 };
 
 inline const std::vector<KnownUnsupported>& known_unsupported() {
-  static const char* kLibNode = "unsupported dataflow node type \"LibraryNode\"";
   static const char* kView = "unsupported data descriptor type \"ArrayView\"";
   static const std::vector<KnownUnsupported> list = {
-      // GT4Py as it is (Reduce library nodes)
-      {"gt4py_c2e_reduce_s/program.sdfg", kLibNode, 14},
-      {"gt4py_c2e_reduce_s/program_nometrics.sdfg", kLibNode, 14},
-      {"gt4py_c2e_reduce_s/program_gpu.sdfg", kLibNode, 14},
-      {"gt4py_v2c_e2c_s/program.sdfg", kLibNode, 14},
-      {"gt4py_v2c_e2c_s/program_nometrics.sdfg", kLibNode, 14},
-      {"gt4py_v2c_e2c_s/program_gpu.sdfg", kLibNode, 14},
       // DaCe's whole language (views, complex numbers, statement tasklets, library nodes)
       {"fe_complex_rowmix_s/program.sdfg", kView, 15},
       {"fe_complex_rowmix_s/program_gpu.sdfg", "unsupported operand type complex128 for '*'", 15},
@@ -33,7 +25,6 @@ inline const std::vector<KnownUnsupported>& known_unsupported() {
       {"fe_mandel_complex_s/program_gpu.sdfg", "unsupported statement 'if (abs(zz) <= 2.0):'", 15},
       {"fe_piecewise_tasklet_s/program.sdfg", "unsupported statement 'if (a < l):'", 15},
       {"fe_piecewise_tasklet_s/program_gpu.sdfg", "unsupported statement 'if (a < l):'", 15},
-      {"fe_ragged_symbol_s/program_libnodes.sdfg", kLibNode, 15},
       {"fe_rowdot_views_s/program.sdfg", kView, 15},
       {"fe_rowdot_views_s/program_libnodes.sdfg", kView, 15},
       {"fe_softmax_keepdims_s/program.sdfg", kView, 15},

@@ -412,14 +412,31 @@ TEST(PythonTasklet, ErrorCalls) {
             "keyword argument 'base' in the call of 'math.log' in tasklet line 1 is not supported");
 }
 
+/// A pointer connector indexes with the element strides of its memlet's subset (GT4Py reads a field
+/// column `q_e[0:E, k]` through `field[index]`: the stride of E, not 1), with one index per moving
+/// dimension or per dimension, as DaCe's code generator does.
+TEST(PythonTasklet, SubscriptsUseTheMemletsStrides) {
+  TaskletScope s = scope({{"A", kF64}}, {{"o", kF64}}, {{"i", kI64}, {"j", kI64}});
+  s.layouts["A"] = {{"K", "1"}, {"K"}};  // A[0:E, k]: the E dimension moves, with stride K
+  EXPECT_EQ(translate("o = A[i]", s), "o = A[(i) * (K)];\n");
+  EXPECT_EQ(translate("o = A[i, 0]", s), "o = A[(i) * (K) + (0)];\n");
+  s.layouts["A"] = {{"M", "1"}, {"M", "1"}};
+  EXPECT_EQ(translate("o = A[i, j]", s), "o = A[(i) * (M) + (j)];\n");
+  s.layouts["A"] = {{"1"}, {"1"}};
+  EXPECT_EQ(translate("o = A[i + 1]", s), "o = A[i + 1];\n");
+}
+
 TEST(PythonTasklet, ErrorSubscripts) {
   TaskletScope s = scope({{"A", kF64}}, {{"o", kF64}}, {{"i", kI64}, {"j", kI64}});
   EXPECT_EQ(message_of("o = A[i, j]", s),
-            "subscript 'A[i, j]' in tasklet line 1 has 2 indices; only one-dimensional subscripts of connectors are "
-            "supported");
+            "subscript 'A[i, j]' in tasklet line 1 has 2 indices; connector 'A' takes one");
   EXPECT_EQ(message_of("o = A[0.5]", s),
             "subscript index of 'A[0.5]' in tasklet line 1 has type float64; expected an integer");
   EXPECT_EQ(message_of("o = i[0]", s), "cannot subscript 'i' in tasklet line 1; only connectors can be subscripted");
+  s.layouts["A"] = {{"M", "1"}, {"M", "1"}};
+  EXPECT_EQ(message_of("o = A[i, j, 0]", s),
+            "subscript 'A[i, j, 0]' in tasklet line 1 has 3 indices, but the memlet of connector 'A' has 2 "
+            "dimension(s), 2 of them of more than one element");
 }
 
 // ---- the runtime helpers the statements call: Python semantics ------------------------------

@@ -7,6 +7,7 @@
 
 #include "DynamicRanges.h"
 #include "NestedStages.h"
+#include "Reductions.h"
 #include "ScopeCopies.h"
 #include "TestUtil.h"
 #include "ir/Builder.h"
@@ -332,6 +333,16 @@ TEST(Semantics, ScopeCopiesComputeValues) {
         return true;
       });
     }
+}
+
+/// Reduce library nodes inside a map (tests/codegen/cpu/reduce_in_map): a float64 sum and an int32
+/// max per row, through the expand-library-nodes pass.
+TEST(Semantics, ReduceLibraryNodesInAMap) {
+  Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/reduce_in_map.sdfg");
+  check_reductions(p, [](Program& q) {
+    q.call();
+    return true;
+  });
 }
 
 TEST(Semantics, DynamicMapRangeInputs) {

@@ -13,6 +13,7 @@
 #include "CorpusKnown.h"
 #include "DynamicRanges.h"
 #include "NestedStages.h"
+#include "Reductions.h"
 #include "ScopeCopies.h"
 #include "TestUtil.h"
 #include "compiler/Build.h"
@@ -418,6 +419,16 @@ TEST(GpuKernels, ScopeCopiesComputeValues) {
       Program p = cuda_codegen_input(name, streams);
       if (!check_scope_copy(p, name, call_on_gpu)) GTEST_SKIP() << "no GPU device";
     }
+}
+
+/// Reduce library nodes inside a kernel map (tests/codegen/cuda/reduce_in_map), 0 and 2 streams.
+TEST(GpuKernels, ReduceLibraryNodesInAMap) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    Program p = cuda_codegen_input("reduce_in_map", streams);
+    if (!check_reductions(p, call_on_gpu)) GTEST_SKIP() << "no GPU device";
+  }
 }
 
 TEST(GpuKernels, DynamicMapRangeInputs) {

@@ -222,13 +222,33 @@ TEST(Reader, MalformedCondition) {
 
 TEST(Reader, UnsupportedNodeTypeNamesTheConstruct) {
   Json j = small();
-  state0(j)["nodes"][3]["type"] = "LibraryNode";
-  state0(j)["nodes"][3]["classpath"] = "dace.libraries.standard.nodes.reduce.Reduce";
+  state0(j)["nodes"][3]["type"] = "Consume";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/nodes/0/nodes/3/type");
   EXPECT_EQ(d.message,
-            "unsupported dataflow node type \"LibraryNode\" (dace.libraries.standard.nodes.reduce.Reduce); "
-            "supported: AccessNode, MapEntry, MapExit, Tasklet, NestedSDFG (expand library nodes in DaCe first)");
+            "unsupported dataflow node type \"Consume\"; supported: AccessNode, MapEntry, MapExit, Tasklet, "
+            "NestedSDFG, LibraryNode");
+}
+
+/// Library nodes are read (the expand-library-nodes pass expands them); without a classpath the
+/// reader says what is missing.
+TEST(Reader, LibraryNodesKeepTheirClassAndProperties) {
+  Json j = small();
+  state0(j)["nodes"][3]["type"] = "LibraryNode";
+  state0(j)["nodes"][3]["classpath"] = "dace.libraries.standard.nodes.reduce.Reduce";
+  state0(j)["nodes"][3]["attributes"]["identity"] = 0;
+  auto sdfg = read_sdfg(j.dump(), "t.sdfg");
+  const Node& n = sdfg->root.blocks[0]->node(3);
+  EXPECT_EQ(n.kind, NodeKind::Library);
+  EXPECT_EQ(n.classpath, "dace.libraries.standard.nodes.reduce.Reduce");
+  EXPECT_EQ(n.extra["identity"], 0);
+  Json back = Json::parse(write_sdfg(*sdfg));
+  EXPECT_EQ(back["nodes"][0]["nodes"][3]["classpath"], "dace.libraries.standard.nodes.reduce.Reduce");
+  EXPECT_EQ(back["nodes"][0]["nodes"][3]["type"], "LibraryNode");
+  state0(j)["nodes"][3].erase("classpath");
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/0/nodes/3");
+  EXPECT_NE(d.message.find("classpath"), std::string::npos) << d.message;
 }
 
 TEST(Reader, UnsupportedDescriptorAndBlock) {
