@@ -1006,12 +1006,8 @@ class Generator {
         continue;  // read on the host
       data.insert(e.memlet.data);
       // Memlets of code nodes are pointers to their subset's start (ir/Signature: DaCe's rule).
-      auto code = [](const Node& x) {
-        return x.kind == NodeKind::Tasklet || x.kind == NodeKind::NestedSDFG || x.kind == NodeKind::Library;
-      };
-      bool view = code(st.node(e.src)) || code(st.node(e.dst));
-      bool passage = (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
-                     (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);
+      bool view = is_code_node(st.node(e.src)) || is_code_node(st.node(e.dst));
+      bool passage = is_scope_passage(st, e);
       if (e.memlet.subset && !passage)
         for (auto& r : *e.memlet.subset) {
           free_symbols(r.start, ids);

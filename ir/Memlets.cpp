@@ -61,15 +61,12 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
   const Node& s = st.node(e.src);
   const Node& d = st.node(e.dst);
   bool data = !e.memlet.data.empty();
-  auto code = [](const Node& n) {
-    return n.kind == NodeKind::Tasklet || n.kind == NodeKind::NestedSDFG || n.kind == NodeKind::Library;
-  };
-  bool code_to_code = code(s) && code(d);
+  bool code_to_code = is_code_node(s) && is_code_node(d);
   if (code_to_code) return EdgeRole::Unsupported;  // a value passed between connectors without a container
   if (!data) {
     // Connectors of code nodes carry values; without data they have nothing to bind.
-    if (code(s) && e.src_conn) return EdgeRole::Unsupported;
-    if (code(d) && e.dst_conn) return EdgeRole::Unsupported;
+    if (is_code_node(s) && e.src_conn) return EdgeRole::Unsupported;
+    if (is_code_node(d) && e.dst_conn) return EdgeRole::Unsupported;
     return EdgeRole::Ordering;
   }
   auto into_entry = [&] {

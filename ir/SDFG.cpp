@@ -39,6 +39,11 @@ Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }
 
+bool is_scope_passage(const Block& st, const DataEdge& e) {
+  return (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
+         (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);
+}
+
 int start_of(const Block& region) {
   int n = static_cast<int>(region.blocks.size());
   std::vector<bool> has_in(static_cast<std::size_t>(n), false);

@@ -130,6 +130,11 @@ struct Node {
   const Connector* find_out(const std::string& name) const;
 };
 
+/// Tasklets, nested SDFGs and library nodes: nodes whose connectors carry values (DaCe's CodeNode).
+inline bool is_code_node(const Node& n) {
+  return n.kind == NodeKind::Tasklet || n.kind == NodeKind::NestedSDFG || n.kind == NodeKind::Library;
+}
+
 /// Data movement along an edge (a DaCe Memlet). `data` empty = an empty (ordering) memlet.
 struct Memlet {
   std::string data;
@@ -259,6 +264,10 @@ struct SDFG {
   /// The dialect of symbolic properties in this file (from dace_version).
   Dialect dialect() const;
 };
+
+/// An edge into a map entry's IN_ connector or out of a map exit's OUT_ connector: an inner node of
+/// a memlet tree, whose leaves say what is accessed.
+bool is_scope_passage(const Block& state, const DataEdge& e);
 
 /// The block a region starts at, as DaCe decides it: the only block without incoming edges when
 /// there is exactly one (whatever `start_block` says: DaCe's GPU transformation leaves stale

@@ -24,12 +24,6 @@ void code_syms(const std::string& code, std::set<std::string>& out) {
   for (auto& id : identifiers_in(code)) out.insert(id);
 }
 
-/// An edge into a map entry's IN_ connector or out of a map exit's OUT_ connector.
-bool is_scope_passage(const Block& st, const DataEdge& e) {
-  return (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
-         (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);
-}
-
 struct Collector {
   std::set<std::string> used;
   std::set<std::string> bound;  // map parameters, loop variables, assigned symbols
@@ -64,10 +58,7 @@ struct Collector {
           if (is_scope_passage(b, e)) continue;
           // ... and a memlet into or out of a code node is a pointer to its subset's start, so only
           // the starts count there (Memlet.used_symbols).
-          auto code = [](const Node& n) {
-            return n.kind == NodeKind::Tasklet || n.kind == NodeKind::NestedSDFG || n.kind == NodeKind::Library;
-          };
-          bool view = code(b.node(e.src)) || code(b.node(e.dst));
+          bool view = is_code_node(b.node(e.src)) || is_code_node(b.node(e.dst));
           for (const auto* r : {&e.memlet.subset, &e.memlet.other_subset}) {
             if (!*r) continue;
             if (!view) {
