@@ -201,7 +201,7 @@ class Generator {
       if (l.nodes[i] != 1)
         SDFC_ASSERT(
             false, fmt::format("{}: {}/nodes/{} ({} \"{}\") was lowered {} times instead of once by the code generator",
-                               file_, l.ptr, i, kind_name(st.node(static_cast<int>(i)).kind),
+                               file_, l.ptr, i, to_string(st.node(static_cast<int>(i)).kind),
                                st.node(static_cast<int>(i)).label, l.nodes[i]));
     for (std::size_t i = 0; i < l.edges.size(); ++i)
       if (l.edges[i] != 1)
@@ -210,23 +210,6 @@ class Generator {
                                        file_, l.ptr, i, to_string(edge_role(st, st.edges[i])), st.edges[i].src,
                                        st.edges[i].dst, l.edges[i]));
     ledger_.erase(&st);
-  }
-  static const char* kind_name(NodeKind k) {
-    switch (k) {
-      case NodeKind::Access:
-        return "access node";
-      case NodeKind::MapEntry:
-        return "map entry";
-      case NodeKind::MapExit:
-        return "map exit";
-      case NodeKind::Tasklet:
-        return "tasklet";
-      case NodeKind::NestedSDFG:
-        return "nested SDFG";
-      case NodeKind::Library:
-        return "library node";
-    }
-    return "node";
   }
   /// Marks the empty-memlet (ordering) edges into `id`: the emission order honours them.
   void lowered_ordering_into(const Block& st, int id) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ir/Diagnostic.h"
+#include "ir/Memlets.h"
 
 namespace sdfc {
 namespace {
@@ -173,8 +174,7 @@ void StateBuilder::edge(int src, const std::string& src_conn, int dst, const std
     if (!desc) builder_error(fmt::format("memlet of unknown data \"{}\"", data));
     Range r;
     if (subset_text.empty()) {
-      for (auto& ext : desc->shape)
-        r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, ext, make_int(1))), make_int(1), make_int(1)});
+      r = full_range(*desc);
     } else {
       r = parse_subset(subset_text);
     }

@@ -69,6 +69,11 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
     if (is_code_node(d) && e.dst_conn) return EdgeRole::Unsupported;
     return EdgeRole::Ordering;
   }
+  auto into_code = [&] {
+    return d.kind == NodeKind::Tasklet      ? EdgeRole::TaskletInput
+           : d.kind == NodeKind::NestedSDFG ? EdgeRole::NestedInput
+                                            : EdgeRole::LibraryInput;
+  };
   auto into_entry = [&] {
     return e.dst_conn && is_dynamic_range_input(*e.dst_conn) ? EdgeRole::DynamicRangeInput : EdgeRole::ScopeInput;
   };
@@ -82,11 +87,9 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
         case NodeKind::MapExit:
           return EdgeRole::ScopeCopyOut;
         case NodeKind::Tasklet:
-          return EdgeRole::TaskletInput;
         case NodeKind::NestedSDFG:
-          return EdgeRole::NestedInput;
         case NodeKind::Library:
-          return EdgeRole::LibraryInput;
+          return into_code();
       }
       break;
     case NodeKind::MapEntry:
@@ -98,11 +101,9 @@ EdgeRole edge_role(const Block& st, const DataEdge& e) {
         case NodeKind::MapExit:
           return EdgeRole::Unsupported;
         case NodeKind::Tasklet:
-          return EdgeRole::TaskletInput;
         case NodeKind::NestedSDFG:
-          return EdgeRole::NestedInput;
         case NodeKind::Library:
-          return EdgeRole::LibraryInput;
+          return into_code();
       }
       break;
     case NodeKind::MapExit:
@@ -143,21 +144,9 @@ std::string edge_role_problem(const Block& st, const DataEdge& e) {
   const Node& s = st.node(e.src);
   const Node& d = st.node(e.dst);
   auto what = [](const Node& n) -> std::string {
-    switch (n.kind) {
-      case NodeKind::Access:
-        return fmt::format("access node \"{}\"", n.data);
-      case NodeKind::MapEntry:
-        return fmt::format("the entry of map \"{}\"", n.map.label);
-      case NodeKind::MapExit:
-        return "a map exit";
-      case NodeKind::Tasklet:
-        return fmt::format("tasklet \"{}\"", n.label);
-      case NodeKind::NestedSDFG:
-        return fmt::format("nested SDFG \"{}\"", n.label);
-      case NodeKind::Library:
-        return fmt::format("library node \"{}\"", n.label);
-    }
-    return "a node";
+    if (n.kind == NodeKind::MapExit) return "a map exit";
+    if (n.kind == NodeKind::MapEntry) return fmt::format("the entry of map \"{}\"", n.map.label);
+    return fmt::format("{} \"{}\"", to_string(n.kind), n.kind == NodeKind::Access ? n.data : n.label);
   };
   std::string route = fmt::format("an edge from {} to {}", what(s), what(d));
   if (e.memlet.data.empty())

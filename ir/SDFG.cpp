@@ -39,6 +39,24 @@ Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }
 
+const char* to_string(NodeKind k) {
+  switch (k) {
+    case NodeKind::Access:
+      return "access node";
+    case NodeKind::MapEntry:
+      return "map entry";
+    case NodeKind::MapExit:
+      return "map exit";
+    case NodeKind::Tasklet:
+      return "tasklet";
+    case NodeKind::NestedSDFG:
+      return "nested SDFG";
+    case NodeKind::Library:
+      return "library node";
+  }
+  return "node";
+}
+
 bool is_scope_passage(const Block& st, const DataEdge& e) {
   return (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
          (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);

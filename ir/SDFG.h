@@ -130,6 +130,9 @@ struct Node {
   const Connector* find_out(const std::string& name) const;
 };
 
+/// "access node", "map entry", "tasklet", ... (for diagnostics).
+const char* to_string(NodeKind k);
+
 /// Tasklets, nested SDFGs and library nodes: nodes whose connectors carry values (DaCe's CodeNode).
 inline bool is_code_node(const Node& n) {
   return n.kind == NodeKind::Tasklet || n.kind == NodeKind::NestedSDFG || n.kind == NodeKind::Library;

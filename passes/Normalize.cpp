@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/Diagnostic.h"
+#include "ir/Memlets.h"
 #include "ir/Signature.h"
 
 namespace sdfc {
@@ -182,9 +183,7 @@ struct HostReads {
       e.src = ia;
       e.dst = ia + 1;
       e.memlet.data = g;
-      Range r;
-      for (auto& ext : d.shape)
-        r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, ext, make_int(1))), make_int(1), make_int(1)});
+      Range r = full_range(d);
       e.memlet.subset = r;
       e.memlet.other_subset = r;
       e.memlet.volume = product(d.shape);
