@@ -7,6 +7,18 @@
 
 namespace sdfc {
 
+std::string clang_plugin_path() {
+#ifndef SDFC_HAVE_CLANG_PLUGIN
+  return "";
+#else
+  Dl_info info{};
+  std::string dir;
+  if (dladdr(reinterpret_cast<void*>(&clang_plugin_path), &info) && info.dli_fname)
+    dir = std::filesystem::path(info.dli_fname).parent_path().string();
+  return (dir.empty() ? std::string() : dir + "/") + "libsdfc_clang.so";
+#endif
+}
+
 const ClangPlugin* clang_plugin(std::string* why) {
 #ifndef SDFC_HAVE_CLANG_PLUGIN
   if (why) *why = "this sdfc was built without Clang (SDFC_WITH_CLANG=OFF)";
@@ -16,11 +28,7 @@ const ClangPlugin* clang_plugin(std::string* why) {
   static ClangPlugin plugin;
   static std::string failure;
   std::call_once(once, [] {
-    Dl_info info{};
-    std::string dir;
-    if (dladdr(reinterpret_cast<void*>(&clang_plugin), &info) && info.dli_fname)
-      dir = std::filesystem::path(info.dli_fname).parent_path().string();
-    std::string path = (dir.empty() ? std::string() : dir + "/") + "libsdfc_clang.so";
+    std::string path = clang_plugin_path();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       failure = std::string("cannot load the Clang plugin: ") + dlerror();

@@ -16,6 +16,10 @@ struct ClangPlugin {
   std::string (*format)(const std::string&, const std::string&) = nullptr;
 };
 
+/// Where the plugin is (next to the library holding this code), without loading it; "" in a build
+/// without Clang.
+std::string clang_plugin_path();
+
 /// The loaded plugin, or nullptr (a build without Clang, or the plugin cannot be loaded: then
 /// `why` says why, for the note the driver prints).
 const ClangPlugin* clang_plugin(std::string* why = nullptr);

@@ -8,8 +8,10 @@
 #define tasklet_check_source plugin_tasklet_check_source
 #define tasklet_check_available plugin_tasklet_check_available
 #define check_cpp_tasklets plugin_check_cpp_tasklets
+#define tasklet_check_unit plugin_tasklet_check_unit
 #endif
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -283,11 +285,26 @@ std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options
   return UnitBuilder(options).build(sdfg).text;
 }
 
+TaskletCheckUnit tasklet_check_unit(const SDFG& sdfg, const CompileOptions& options) {
+  Unit unit = UnitBuilder(options).build(sdfg);
+  return {std::move(unit.text), unit.cpp_tasklets};
+}
+
 #ifndef SDFC_WITH_CLANG
 
 // libsdfc: Clang is in the plugin (ClangPlugin.h), loaded only for programs with CPP tasklets.
 bool tasklet_check_available() {
   return clang_plugin() != nullptr;
+}
+
+std::string tasklet_check_identity() {
+  std::string path = clang_plugin_path();
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return "";
+  const char* resources = std::getenv("SDFC_CLANG_RESOURCE_DIR");
+  return fmt::format("plugin {} {} {}.{}\nresources {}\n", path, static_cast<long long>(st.st_size),
+                     static_cast<long long>(st.st_mtim.tv_sec), static_cast<long long>(st.st_mtim.tv_nsec),
+                     resources ? resources : "(built in)");
 }
 
 TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,

@@ -53,4 +53,17 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
 /// The combined translation unit check_cpp_tasklets parses (for tests and for reading).
 std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options);
 
+/// The unit and its number of CPP tasklets, built without parsing anything.
+struct TaskletCheckUnit {
+  std::string text;
+  int cpp_tasklets = 0;
+};
+TaskletCheckUnit tasklet_check_unit(const SDFG& sdfg, const CompileOptions& options);
+
+/// What decides the check's verdict besides the unit and the runtime headers: the Clang plugin's
+/// file (path, size, modification time: Clang and the check's own code) and Clang's resource
+/// directory. Empty when this sdfc cannot check (no Clang); does not load the plugin. The compile
+/// driver keys its memory of passed checks on it (compiler/Compile.h).
+std::string tasklet_check_identity();
+
 }  // namespace sdfc

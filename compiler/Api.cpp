@@ -278,7 +278,7 @@ Program compile_with(const Options& options, const std::string& display_name, Lo
   CompileOptions co = to_compile_options(options);
   try {
     auto sdfg = load_fn();
-    auto program = generate_program(*sdfg, co, display_name);
+    auto program = generate_program(*sdfg, co, display_name, {}, options.use_cache);
     auto built = build_program(program, co, options.use_cache);
     return Program::load(built.library_path);
   } catch (const InvalidInput& e) {

@@ -39,6 +39,7 @@ constexpr const char* kCompleteMarker = "complete";
 constexpr double kDefaultCacheMaxMb = 2048;
 // Build directories older than this were abandoned (a crashed build, or a failed one kept for the user).
 constexpr auto kStaleAge = std::chrono::hours(1);
+constexpr auto kCheckMemoryAge = std::chrono::hours(24 * 30);
 constexpr size_t kErrorOutputLines = 20;
 
 // ---- SHA-256 (FIPS 180-4) -----------------------------------------------------------------------
@@ -314,10 +315,10 @@ uintmax_t tree_size(const fs::path& dir) {
   return total;
 }
 
-bool is_stale(const fs::path& path, fs::file_time_type now) {
+bool is_stale(const fs::path& path, fs::file_time_type now, std::chrono::hours age = kStaleAge) {
   std::error_code ec;
   auto mtime = fs::last_write_time(path, ec);
-  return !ec && now - mtime > kStaleAge;
+  return !ec && now - mtime > age;
 }
 
 // ---- the cache directory ------------------------------------------------------------------------
@@ -378,6 +379,11 @@ void bound_cache(const fs::path& root, const std::string& keep, double limit_mb)
       total += entries.back().size;
     } else if (name.rfind("tmp-", 0) == 0 && is_stale(it->path(), now)) {
       fs::remove_all(it->path(), entry_ec);
+    } else if (name == "checks") {  // passed tasklet checks (Compile.h): forgotten after a month unused
+      for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
+        std::error_code remove_ec;
+        if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);
+      }
     } else if (name == "tmp") {
       for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
         std::error_code remove_ec;

@@ -77,7 +77,7 @@ compile options (also for run):
   --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
   --gpu-streams N         0: all GPU work on one stream (default); N >= 1: up to N internal
                           streams ordered by events; ignored on the cpu
-  --no-cache              always build; do not use or fill the build cache ($SDFC_CACHE_DIR)
+  --no-cache              always build and check; do not use or fill the build cache ($SDFC_CACHE_DIR)
 )";
 
 const char* kCompileHelp = R"(usage: sdfc compile FILE -o LIB.so [options]
@@ -103,7 +103,9 @@ CPP tasklets are checked with Clang before code is generated: identifiers that a
 connectors, symbols nor known functions (<cmath>, <cstdint>, <algorithm>, ..., sdfc's runtime,
 global_code), writes to input connectors and output connectors never written are errors, reported
 as FILE: /pointer/of/the/code:LINE:COLUMN: error: ... with the line and column inside the tasklet.
-An sdfc built without Clang skips the check and says so in a note.
+A check that passed is remembered in the build cache (the same tasklets, runtime headers and
+sdfc are not parsed again: ~0.3 s saved per compile). An sdfc built without Clang skips the check
+and says so in a note.
 )";
 
 const char* kDotHelp = R"(usage: sdfc dot FILE -o OUT.dot|OUT.svg [--after=PASS] [options]
@@ -323,7 +325,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (time_passes) err << fmt::format("load+validate {:16.3f} ms\n", ms(t0, t1));
     if (co.target == Target::CPU && opts.gpu_streams > 0)
       err << "sdfc compile: note: --gpu-streams is ignored for --target cpu\n";
-    auto program = generate_program(*sdfg, co, file, hooks);
+    auto program = generate_program(*sdfg, co, file, hooks, opts.use_cache);
     auto t2 = clock();
     if (time_passes) err << fmt::format("passes+codegen {:15.3f} ms\n", ms(t1, t2));
     if (verify) {

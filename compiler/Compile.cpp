@@ -50,6 +50,34 @@ fs::path own_location() {
   return ec ? fs::path() : exe.parent_path();
 }
 
+/// The tasklet check with a memory of passed units: a unit that passed once passes again as long as
+/// its text, the runtime headers and the Clang plugin are the same (Compile.h). Memory is an empty
+/// file `<cache>/checks/<key>`; failing units are never remembered, so their errors always come
+/// from Clang. Failing to read or write the memory only costs the parse.
+TaskletCheckResult check_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
+                                  bool remember) {
+  std::string identity = remember ? tasklet_check_identity() : "";
+  if (identity.empty()) return check_cpp_tasklets(sdfg, options, file, runtime_include_dir());
+  TaskletCheckUnit unit = tasklet_check_unit(sdfg, options);
+  TaskletCheckResult passed;
+  passed.cpp_tasklets = unit.cpp_tasklets;
+  if (unit.cpp_tasklets == 0) return passed;
+  std::string key = sha256_hex(fmt::format("sdfc {} tasklet check\n{}runtime {} {}\n{}", SDFC_VERSION, identity,
+                                           runtime_include_dir(), runtime_hash(), unit.text));
+  fs::path marker = fs::path(cache_dir()) / "checks" / key;
+  std::error_code ec;
+  if (fs::exists(marker, ec)) {
+    fs::last_write_time(marker, fs::file_time_type::clock::now(), ec);  // used: kept by the cache bound
+    return passed;
+  }
+  TaskletCheckResult result = check_cpp_tasklets(sdfg, options, file, runtime_include_dir());
+  if (result.errors.empty() && !result.skipped) {
+    fs::create_directories(marker.parent_path(), ec);
+    std::ofstream(marker, std::ios::binary);  // an empty file; two processes writing it agree
+  }
+  return result;
+}
+
 }  // namespace
 
 InvalidInput::InvalidInput(std::vector<Diagnostic> diags)
@@ -72,13 +100,13 @@ std::unique_ptr<SDFG> load_sdfg_text(const std::string& text, const std::string&
 }
 
 GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, const std::string& file,
-                                  const PipelineHooks& hooks) {
+                                  const PipelineHooks& hooks, bool remember_checks) {
   try {
     run_pipeline(sdfg, options, hooks);
     // The tasklet check reads the program after the passes (explicit connector types, schedules)
     // and writes nothing into it; it is not a pass (analysis/TaskletCheck.h).
     auto t0 = std::chrono::steady_clock::now();
-    TaskletCheckResult check = check_cpp_tasklets(sdfg, options, file, runtime_include_dir());
+    TaskletCheckResult check = check_tasklets(sdfg, options, file, remember_checks);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("{:<27} {:9.3f} ms\n", "tasklet-check", ms);
     if (!check.errors.empty()) throw InvalidInput(std::move(check.errors));

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,6 +28,28 @@ namespace sdfc::test {
 inline std::string data_path(const std::string& name) {
   return std::string(SDFC_TEST_DATA) + "/" + name;
 }
+
+/// Sets (or, with nullopt, unsets) an environment variable for the scope of a test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    set(value);
+  }
+  ~ScopedEnv() { set(old_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const std::optional<std::string>& value) {
+    if (value)
+      setenv(name_, value->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

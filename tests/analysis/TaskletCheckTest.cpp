@@ -1,7 +1,10 @@
 // The Clang tasklet check (analysis/TaskletCheck.h): its error messages, their JSON pointers and
 // line:column inside the tasklet, and no false positives on real DaCe tasklets. Built only with
 // SDFC_WITH_CLANG.
+#include <unistd.h>
+
 #include <filesystem>
+#include <iterator>
 
 #include "TestUtil.h"
 #include "analysis/TaskletCheck.h"
@@ -232,4 +235,40 @@ TEST(TaskletCheck, CompileReportsTheErrorsAndWritesNothing) {
     ASSERT_EQ(e.diagnostics().size(), 1u);
     EXPECT_NE(e.diagnostics()[0].message.find("unknown identifier 'undefined_scale'"), std::string::npos);
   }
+}
+
+TEST(TaskletCheck, CompileRemembersPassedChecksOnly) {
+  std::string cache = ::testing::TempDir() + "sdfc-check-memory-" + std::to_string(::getpid());
+  std::filesystem::remove_all(cache);
+  ScopedEnv env("SDFC_CACHE_DIR", cache);
+  auto markers = [&] {
+    std::error_code ec;
+    auto it = std::filesystem::directory_iterator(cache + "/checks", ec);
+    return ec ? 0 : static_cast<int>(std::distance(it, std::filesystem::directory_iterator()));
+  };
+  // A failing check is not remembered: the second compile reports the same error.
+  for (int round = 0; round < 2; ++round) {
+    auto bad = cpp_program("b = a * undefined_scale;");
+    EXPECT_THROW(generate_program(*bad, CompileOptions{}, "prog.sdfg", {}, true), InvalidInput);
+    EXPECT_EQ(markers(), 0);
+  }
+  // A passing one is, once; without remembering nothing is written.
+  auto good = cpp_program("b = a * 2.0;");
+  generate_program(*good, CompileOptions{}, "prog.sdfg");
+  EXPECT_EQ(markers(), 0);
+  generate_program(*good, CompileOptions{}, "prog.sdfg", {}, true);
+  EXPECT_EQ(markers(), 1);
+  auto again = cpp_program("b = a * 2.0;");
+  generate_program(*again, CompileOptions{}, "prog.sdfg", {}, true);
+  EXPECT_EQ(markers(), 1);
+  // Any change of the tasklet is a new unit, checked again.
+  auto changed = cpp_program("b = a * undefined_scale + 0.0;");
+  EXPECT_THROW(generate_program(*changed, CompileOptions{}, "prog.sdfg", {}, true), InvalidInput);
+  // The target changes the unit too (GPU programs' host code sees the CUDA runtime).
+  auto gpu = cpp_program("b = a * 2.0;");
+  CompileOptions cuda;
+  cuda.target = Target::CUDA;
+  generate_program(*gpu, cuda, "prog.sdfg", {}, true);
+  EXPECT_EQ(markers(), 2);
+  std::filesystem::remove_all(cache);
 }

@@ -17,42 +17,18 @@
 #include <thread>
 #include <vector>
 
+#include "TestUtil.h"
 #include "compiler/Build.h"
 #include "ir/Diagnostic.h"
 
 using namespace sdfc;
+using sdfc::test::ScopedEnv;
+using sdfc::test::slurp;
 namespace fs = std::filesystem;
 
 namespace {
 
 const char* kAnswer = "extern \"C\" int answer() { return 42; }\n";
-
-/// Sets (or, with nullopt, unsets) an environment variable for the scope of a test.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    set(value);
-  }
-  ~ScopedEnv() { set(old_); }
-  void set(const std::optional<std::string>& value) {
-    if (value)
-      setenv(name_, value->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 BuildRequest request(const std::string& program, const std::string& source = kAnswer) {
   BuildRequest req;
