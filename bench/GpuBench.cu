@@ -10,7 +10,8 @@
 //  5. GT4Py's 3D Laplacian as GT4Py wrote it (corpus gt4py_lap3d_s/program_gpu.sdfg, $SDFC_CORPUS)
 //     at 512 x 512 x 80 float64, calls queued on a stream and timed with CUDA events, against
 //     cudaMemcpy D2D bandwidth.
-// Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table).
+// Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
+// SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -65,6 +66,13 @@ __global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A
       std::exit(1);                                                       \
     }                                                                     \
   } while (0)
+
+/// Whether to run section k (1-5 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
+bool run_section(int k) {
+  const char* only = std::getenv("SDFC_GPU_BENCH_SECTIONS");
+  if (!only || !*only) return true;
+  return ("," + std::string(only) + ",").find("," + std::to_string(k) + ",") != std::string::npos;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -166,182 +174,194 @@ int main() {
   double memcpy_bw = 10 * 2.0 * n * 8 / (ms / 1e3) / 1e9;
   std::printf("| cudaMemcpy D2D, 2 GiB | %.1f GB/s (read + written) | 1.00 |\n", memcpy_bw);
 
-  sdfc::Program ew = sdfc::Program::compile_string(chain(1, ""), cuda);
-  ew.set_array("t0", a, n);
-  ew.set_array("t1", b, n);
-  ew.set_value("N", static_cast<std::int64_t>(n));
-  ew.call();
   auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < 10; ++r) ew.call();  // each call returns after its work (no external stream)
-  double ew_s = seconds_since(t0) / 10;
-  double ew_bw = 2.0 * n * 8 / ew_s / 1e9;
-  std::printf("| sdfc elementwise b = 2a + 1, 2^28 float64 | %.1f GB/s | %.2f |\n", ew_bw, ew_bw / memcpy_bw);
-
-  const std::size_t side = 16384;  // 2 GiB per array
-  sdfc::Program st = sdfc::Program::compile_string(stencil(), cuda);
-  st.set_array("A", a, side * side);
-  st.set_array("B", b, side * side);
-  st.set_value("N", static_cast<std::int64_t>(side));
-  st.call();
-  t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < 10; ++r) st.call();
-  double st_s = seconds_since(t0) / 10;
-  double st_bw = 2.0 * side * side * 8 / st_s / 1e9;
-  std::printf("| sdfc 2D 5-point stencil, 16384^2 float64 | %.1f GB/s | %.2f |\n", st_bw, st_bw / memcpy_bw);
-
-  for (std::vector<int> blk : {std::vector<int>{64, 4, 1}, {128, 2, 1}, {256, 1, 1}, {32, 16, 1}, {64, 8, 1}}) {
-    sdfc::Program sb = sdfc::Program::compile_string(stencil(blk), cuda);
-    sb.set_array("A", a, side * side);
-    sb.set_array("B", b, side * side);
-    sb.set_value("N", static_cast<std::int64_t>(side));
-    sb.call();
+  const int rounds = 9, batch = 300;  // host-timed batches (sections 2 and 4)
+  if (run_section(1)) {
+    sdfc::Program ew = sdfc::Program::compile_string(chain(1, ""), cuda);
+    ew.set_array("t0", a, n);
+    ew.set_array("t1", b, n);
+    ew.set_value("N", static_cast<std::int64_t>(n));
+    ew.call();
     t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < 10; ++r) sb.call();
-    double bs = seconds_since(t0) / 10;
-    double bw = 2.0 * side * side * 8 / bs / 1e9;
-    std::printf("| stencil with block %dx%dx%d | %.1f GB/s | %.2f |\n", blk[0], blk[1], blk[2], bw, bw / memcpy_bw);
+    for (int r = 0; r < 10; ++r) ew.call();  // each call returns after its work (no external stream)
+    double ew_s = seconds_since(t0) / 10;
+    double ew_bw = 2.0 * n * 8 / ew_s / 1e9;
+    std::printf("| sdfc elementwise b = 2a + 1, 2^28 float64 | %.1f GB/s | %.2f |\n", ew_bw, ew_bw / memcpy_bw);
+
+    const std::size_t side = 16384;  // 2 GiB per array
+    sdfc::Program st = sdfc::Program::compile_string(stencil(), cuda);
+    st.set_array("A", a, side * side);
+    st.set_array("B", b, side * side);
+    st.set_value("N", static_cast<std::int64_t>(side));
+    st.call();
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < 10; ++r) st.call();
+    double st_s = seconds_since(t0) / 10;
+    double st_bw = 2.0 * side * side * 8 / st_s / 1e9;
+    std::printf("| sdfc 2D 5-point stencil, 16384^2 float64 | %.1f GB/s | %.2f |\n", st_bw, st_bw / memcpy_bw);
+
+    for (std::vector<int> blk : {std::vector<int>{64, 4, 1}, {128, 2, 1}, {256, 1, 1}, {32, 16, 1}, {64, 8, 1}}) {
+      sdfc::Program sb = sdfc::Program::compile_string(stencil(blk), cuda);
+      sb.set_array("A", a, side * side);
+      sb.set_array("B", b, side * side);
+      sb.set_value("N", static_cast<std::int64_t>(side));
+      sb.call();
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < 10; ++r) sb.call();
+      double bs = seconds_since(t0) / 10;
+      double bw = 2.0 * side * side * 8 / bs / 1e9;
+      std::printf("| stencil with block %dx%dx%d | %.1f GB/s | %.2f |\n", blk[0], blk[1], blk[2], bw, bw / memcpy_bw);
+    }
+    {
+      auto time_kernel = [&](const char* label, auto launch) {
+        launch();
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaEventRecord(e0));
+        for (int r = 0; r < 10; ++r) launch();
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        float kms = 0;
+        CHECK(cudaEventElapsedTime(&kms, e0, e1));
+        double bw = 10 * 2.0 * side * side * 8 / (kms / 1e3) / 1e9;
+        std::printf("| hand-written stencil, %s | %.1f GB/s | %.2f |\n", label, bw, bw / memcpy_bw);
+      };
+      int ns = static_cast<int>(side);
+      time_kernel("one point per thread, 64 x 4, int32 indices",
+                  [&] { stencil_i32<<<dim3((ns - 2 + 63) / 64, (ns - 2 + 3) / 4), dim3(64, 4)>>>(a, b, ns); });
+      time_kernel("4 rows per thread, 64 x 4",
+                  [&] { stencil_rows<4><<<dim3((ns - 2 + 63) / 64, (ns - 2 + 15) / 16), dim3(64, 4)>>>(a, b, ns); });
+      time_kernel("8 rows per thread, 128 x 2",
+                  [&] { stencil_rows<8><<<dim3((ns - 2 + 127) / 128, (ns - 2 + 15) / 16), dim3(128, 2)>>>(a, b, ns); });
+    }
   }
-  {
-    auto time_kernel = [&](const char* label, auto launch) {
-      launch();
-      CHECK(cudaDeviceSynchronize());
-      CHECK(cudaEventRecord(e0));
-      for (int r = 0; r < 10; ++r) launch();
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      float kms = 0;
-      CHECK(cudaEventElapsedTime(&kms, e0, e1));
-      double bw = 10 * 2.0 * side * side * 8 / (kms / 1e3) / 1e9;
-      std::printf("| hand-written stencil, %s | %.1f GB/s | %.2f |\n", label, bw, bw / memcpy_bw);
+  if (run_section(2)) {
+    // ---- 2. per-call overhead, and the memory modes ---------------------------------------------
+    // The chain of k kernels through k - 1 transients in each mode, beside the same chain through
+    // argument arrays (nothing to allocate) and k empty launches + one stream synchronization.
+    const int k = 10;
+
+    // Host-side timings drift by 10-20% between runs on a shared machine: every variant (and the
+    // empty-launch baseline) is timed in batches interleaved round by round, and the median batch
+    // is reported, so the ratios compare like with like.
+    auto empty_batch = [&] {
+      for (int i = 0; i < k; ++i) empty_kernel<<<1, 1>>>();
+      CHECK(cudaStreamSynchronize(nullptr));
     };
-    int ns = static_cast<int>(side);
-    time_kernel("one point per thread, 64 x 4, int32 indices",
-                [&] { stencil_i32<<<dim3((ns - 2 + 63) / 64, (ns - 2 + 3) / 4), dim3(64, 4)>>>(a, b, ns); });
-    time_kernel("4 rows per thread, 64 x 4",
-                [&] { stencil_rows<4><<<dim3((ns - 2 + 63) / 64, (ns - 2 + 15) / 16), dim3(64, 4)>>>(a, b, ns); });
-    time_kernel("8 rows per thread, 128 x 2",
-                [&] { stencil_rows<8><<<dim3((ns - 2 + 127) / 128, (ns - 2 + 15) / 16), dim3(128, 2)>>>(a, b, ns); });
-  }
-  // ---- 2. per-call overhead, and the memory modes ---------------------------------------------
-  // The chain of k kernels through k - 1 transients in each mode, beside the same chain through
-  // argument arrays (nothing to allocate) and k empty launches + one stream synchronization.
-  const int k = 10;
-  const int rounds = 9, batch = 300;
-  // Host-side timings drift by 10-20% between runs on a shared machine: every variant (and the
-  // empty-launch baseline) is timed in batches interleaved round by round, and the median batch
-  // is reported, so the ratios compare like with like.
-  auto empty_batch = [&] {
-    for (int i = 0; i < k; ++i) empty_kernel<<<1, 1>>>();
-    CHECK(cudaStreamSynchronize(nullptr));
-  };
-  empty_batch();
-  std::vector<double*> args(k + 1);
-  for (auto& p : args) CHECK(cudaMalloc(&p, 16777216 * 8));
-  struct Variant {
-    const char* label;
-    const char* mode;
-    bool transients;
-  };
-  const Variant variants[] = {{"no transients (11 argument arrays)", "", false},
-                              {"9 transients, as declared (scoped)", "", true},
-                              {"9 transients, --transients scoped", "scoped", true},
-                              {"9 transients, --transients persistent", "persistent", true},
-                              {"9 transients, --transients pool", "pool", true},
-                              {"9 transients, --transients external", "external", true}};
-  const std::size_t nv = sizeof variants / sizeof variants[0];
-  std::vector<sdfc::Program> programs;
-  auto bind = [&](std::size_t v, std::size_t count) {
-    sdfc::Program& p = programs[v];
-    for (int i = 0; i <= k; ++i)
-      if (!variants[v].transients || i == 0 || i == k)
-        p.set_array("t" + std::to_string(i), args[static_cast<std::size_t>(i)], count);
-    p.set_value("N", static_cast<std::int64_t>(count));
-    p.call();
-  };
-  for (std::size_t v = 0; v < nv; ++v) {
-    sdfc::Options o = cuda;
-    o.transients = variants[v].mode;
-    programs.push_back(sdfc::Program::compile_string(chain(k, variants[v].transients), o));
-    bind(v, 1024);
-  }
-  // times[0]: empty launches; times[1 + v]: variant v (microseconds per call, one entry per round).
-  std::vector<std::vector<double>> times(nv + 1);
-  for (int round = 0; round < rounds; ++round)
-    for (std::size_t v = 0; v <= nv; ++v) {
-      t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < batch; ++r) v == 0 ? empty_batch() : programs[v - 1].call();
-      times[v].push_back(seconds_since(t0) / batch * 1e6);
-    }
-  double empty_us = median(times[0]);
-  std::printf(
-      "| program (10 kernels) | per call N = 1,024 (median of %d batches of %d) | vs empty launches + sync (%.1f us) | "
-      "vs no transients | per call N = 16,777,216 |\n",
-      rounds, batch, empty_us);
-  double base_small = median(times[1]), base_big = 0;
-  for (std::size_t v = 0; v < nv; ++v) {
-    bind(v, 16777216);
-    t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < 20; ++r) programs[v].call();
-    double big_ms = seconds_since(t0) / 20 * 1e3;
-    if (v == 0) base_big = big_ms;
-    double small_us = median(times[v + 1]);
-    std::printf("| %s | %.1f us | %.2f x | %.2f x | %.3f ms (%.2f x) |\n", variants[v].label, small_us,
-                small_us / empty_us, small_us / base_small, big_ms, big_ms / base_big);
-  }
-  programs.clear();
-  std::printf("DaCe 2.0.0a6 on the H200 (issue #4): 85-89 us at N = 1,024 and 2.2-2.8 ms at N = 16,777,216.\n");
-  for (auto& p : args) CHECK(cudaFree(p));
-  // ---- 4. several streams: a fork-join of 4 small kernels, and the entry/exit cost ---------------
-  {
-    const int m = 512;  // 2 blocks of 256 threads per kernel
-    double* bufs[8];
-    for (auto& p : bufs) CHECK(cudaMalloc(&p, m * 8));
-    double fj[2] = {0, 0};
-    int idx = 0;
-    for (int streams : {0, 4}) {
-      sdfc::Options o = cuda;
-      o.gpu_streams = streams;
-      sdfc::Program p = sdfc::Program::compile_string(four_small_kernels(), o);
-      for (int k = 0; k < 4; ++k) {
-        p.set_array("x" + std::to_string(k), bufs[k], m);
-        p.set_array("y" + std::to_string(k), bufs[4 + k], m);
-      }
-      p.set_value("N", m);
+    empty_batch();
+    std::vector<double*> args(k + 1);
+    for (auto& p : args) CHECK(cudaMalloc(&p, 16777216 * 8));
+    struct Variant {
+      const char* label;
+      const char* mode;
+      bool transients;
+    };
+    const Variant variants[] = {{"no transients (11 argument arrays)", "", false},
+                                {"9 transients, as declared (scoped)", "", true},
+                                {"9 transients, --transients scoped", "scoped", true},
+                                {"9 transients, --transients persistent", "persistent", true},
+                                {"9 transients, --transients pool", "pool", true},
+                                {"9 transients, --transients external", "external", true}};
+    const std::size_t nv = sizeof variants / sizeof variants[0];
+    std::vector<sdfc::Program> programs;
+    auto bind = [&](std::size_t v, std::size_t count) {
+      sdfc::Program& p = programs[v];
+      for (int i = 0; i <= k; ++i)
+        if (!variants[v].transients || i == 0 || i == k)
+          p.set_array("t" + std::to_string(i), args[static_cast<std::size_t>(i)], count);
+      p.set_value("N", static_cast<std::int64_t>(count));
       p.call();
-      t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < 50; ++r) p.call();
-      fj[idx++] = seconds_since(t0) / 50 * 1e6;
-    }
-    std::printf(
-        "| fork-join of 4 small kernels, per call | --gpu-streams 0: %.1f us | --gpu-streams 4: %.1f us | speedup %.2f "
-        "x (target >= 2.5) |\n",
-        fj[0], fj[1], fj[0] / fj[1]);
-    std::vector<sdfc::Program> ones;
-    for (int streams : {0, 1, 4}) {
+    };
+    for (std::size_t v = 0; v < nv; ++v) {
       sdfc::Options o = cuda;
-      o.gpu_streams = streams;
-      ones.push_back(sdfc::Program::compile_string(one_kernel(), o));
-      ones.back().set_array("x", bufs[0], m);
-      ones.back().set_array("y", bufs[1], m);
-      ones.back().set_value("N", m);
-      ones.back().call();
+      o.transients = variants[v].mode;
+      programs.push_back(sdfc::Program::compile_string(chain(k, variants[v].transients), o));
+      bind(v, 1024);
     }
-    std::vector<std::vector<double>> one_times(3);
+    // times[0]: empty launches; times[1 + v]: variant v (microseconds per call, one entry per round).
+    std::vector<std::vector<double>> times(nv + 1);
     for (int round = 0; round < rounds; ++round)
-      for (std::size_t v = 0; v < 3; ++v) {
+      for (std::size_t v = 0; v <= nv; ++v) {
         t0 = std::chrono::steady_clock::now();
-        for (int r = 0; r < batch; ++r) ones[v].call();
-        one_times[v].push_back(seconds_since(t0) / batch * 1e6);
+        for (int r = 0; r < batch; ++r) v == 0 ? empty_batch() : programs[v - 1].call();
+        times[v].push_back(seconds_since(t0) / batch * 1e6);
       }
-    double one[3] = {median(one_times[0]), median(one_times[1]), median(one_times[2])};
+    double empty_us = median(times[0]);
     std::printf(
-        "| one-kernel program, per call | --gpu-streams 0: %.1f us | 1: %.1f us (+%.1f) | 4: %.1f us (+%.1f; target <= "
-        "+5 us) |\n",
-        one[0], one[1], one[1] - one[0], one[2], one[2] - one[0]);
-    for (auto& p : bufs) CHECK(cudaFree(p));
+        "| program (10 kernels) | per call N = 1,024 (median of %d batches of %d) | vs empty launches + sync (%.1f us) "
+        "| "
+        "vs no transients | per call N = 16,777,216 |\n",
+        rounds, batch, empty_us);
+    double base_small = median(times[1]), base_big = 0;
+    for (std::size_t v = 0; v < nv; ++v) {
+      bind(v, 16777216);
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < 20; ++r) programs[v].call();
+      double big_ms = seconds_since(t0) / 20 * 1e3;
+      if (v == 0) base_big = big_ms;
+      double small_us = median(times[v + 1]);
+      std::printf("| %s | %.1f us | %.2f x | %.2f x | %.3f ms (%.2f x) |\n", variants[v].label, small_us,
+                  small_us / empty_us, small_us / base_small, big_ms, big_ms / base_big);
+    }
+    programs.clear();
+    std::printf("DaCe 2.0.0a6 on the H200 (issue #4): 85-89 us at N = 1,024 and 2.2-2.8 ms at N = 16,777,216.\n");
+    for (auto& p : args) CHECK(cudaFree(p));
+  }
+  if (run_section(4)) {
+    // ---- 4. several streams: a fork-join of 4 small kernels, and the entry/exit cost ---------------
+    {
+      const int m = 512;  // 2 blocks of 256 threads per kernel
+      double* bufs[8];
+      for (auto& p : bufs) CHECK(cudaMalloc(&p, m * 8));
+      double fj[2] = {0, 0};
+      int idx = 0;
+      for (int streams : {0, 4}) {
+        sdfc::Options o = cuda;
+        o.gpu_streams = streams;
+        sdfc::Program p = sdfc::Program::compile_string(four_small_kernels(), o);
+        for (int k = 0; k < 4; ++k) {
+          p.set_array("x" + std::to_string(k), bufs[k], m);
+          p.set_array("y" + std::to_string(k), bufs[4 + k], m);
+        }
+        p.set_value("N", m);
+        p.call();
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < 50; ++r) p.call();
+        fj[idx++] = seconds_since(t0) / 50 * 1e6;
+      }
+      std::printf(
+          "| fork-join of 4 small kernels, per call | --gpu-streams 0: %.1f us | --gpu-streams 4: %.1f us | speedup "
+          "%.2f "
+          "x (target >= 2.5) |\n",
+          fj[0], fj[1], fj[0] / fj[1]);
+      std::vector<sdfc::Program> ones;
+      for (int streams : {0, 1, 4}) {
+        sdfc::Options o = cuda;
+        o.gpu_streams = streams;
+        ones.push_back(sdfc::Program::compile_string(one_kernel(), o));
+        ones.back().set_array("x", bufs[0], m);
+        ones.back().set_array("y", bufs[1], m);
+        ones.back().set_value("N", m);
+        ones.back().call();
+      }
+      std::vector<std::vector<double>> one_times(3);
+      for (int round = 0; round < rounds; ++round)
+        for (std::size_t v = 0; v < 3; ++v) {
+          t0 = std::chrono::steady_clock::now();
+          for (int r = 0; r < batch; ++r) ones[v].call();
+          one_times[v].push_back(seconds_since(t0) / batch * 1e6);
+        }
+      double one[3] = {median(one_times[0]), median(one_times[1]), median(one_times[2])};
+      std::printf(
+          "| one-kernel program, per call | --gpu-streams 0: %.1f us | 1: %.1f us (+%.1f) | 4: %.1f us (+%.1f; target "
+          "<= "
+          "+5 us) |\n",
+          one[0], one[1], one[1] - one[0], one[2], one[2] - one[0]);
+      for (auto& p : bufs) CHECK(cudaFree(p));
+    }
   }
   // ---- 5. GT4Py's 3D Laplacian -----------------------------------------------------------------
-  if (const char* corpus = std::getenv("SDFC_CORPUS")) {
+  const char* corpus = std::getenv("SDFC_CORPUS");
+  if (corpus && run_section(5)) {
     const int nx = 512, ny = 512, nz = 80;
     const std::size_t cells = std::size_t(nx) * ny * nz;
     double *u, *lap, *timer;
@@ -353,32 +373,9 @@ int main() {
     p.set_array("u", u, cells);
     p.set_array("lap", lap, cells);
     p.set_array("gt_compute_time", timer, 1);
-    // GT4Py passes sizes, strides and range starts as int32 symbols (C order: strides ny * nz, nz, 1).
-    for (auto& arg : p.arguments()) {
-      const std::string& a = arg.name;
-      if (arg.kind == "array") continue;
-      auto has = [&](const char* part) { return a.find(part) != std::string::npos; };
-      double v = a == "nx"         ? nx
-                 : a == "ny"       ? ny
-                 : a == "nz"       ? nz
-                 : a == "inv_h2"   ? 0.390625
-                 : has("I_stride") ? ny * nz
-                 : has("J_stride") ? nz
-                 : has("K_stride") ? 1
-                                   : 0;  // range starts 0, gt_metrics_level 0
-      p.set_value(a, v);
-    }
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
-    p.set_external_stream(s);
-    p.call();
     const int calls = 50;
-    CHECK(cudaEventRecord(e0, s));
-    for (int r = 0; r < calls; ++r) p.call();
-    CHECK(cudaEventRecord(e1, s));
-    CHECK(cudaEventSynchronize(e1));
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    double lap_bw = calls * 2.0 * cells * 8 / (ms / 1e3) / 1e9;
     // The same bytes as one copy, for the size-for-size comparison.
     CHECK(cudaEventRecord(e0, s));
     for (int r = 0; r < calls; ++r) CHECK(cudaMemcpyAsync(lap, u, cells * 8, cudaMemcpyDeviceToDevice, s));
@@ -387,10 +384,43 @@ int main() {
     float copy_ms = 0;
     CHECK(cudaEventElapsedTime(&copy_ms, e0, e1));
     double copy_bw = calls * 2.0 * cells * 8 / (copy_ms / 1e3) / 1e9;
-    std::printf(
-        "| GT4Py lap3d program_gpu.sdfg, 512 x 512 x 80 float64 | %.1f us per call | %.1f GB/s | %.2f of 2 GiB D2D | "
-        "%.2f of a D2D copy of the same size (%.1f GB/s) |\n",
-        ms / calls * 1e3, lap_bw, lap_bw / memcpy_bw, lap_bw / copy_bw, copy_bw);
+    // GT4Py passes sizes, strides and range starts as int32 symbols. On the GPU it allocates fields
+    // horizontal dimensions first (K slowest, J fastest), the layout its GPU map order [K, I, J]
+    // with J along threadIdx.x is made for; in C order (K fastest) neighbouring threads read 80
+    // elements apart.
+    struct Layout {
+      const char* label;
+      double si, sj, sk;
+    };
+    for (Layout l : {Layout{"GT4Py's GPU layout (J fastest)", double(ny), 1, double(nx) * ny},
+                     Layout{"C order (K fastest)", double(ny) * nz, double(nz), 1}}) {
+      for (auto& arg : p.arguments()) {
+        const std::string& a = arg.name;
+        if (arg.kind == "array") continue;
+        auto has = [&](const char* part) { return a.find(part) != std::string::npos; };
+        double v = a == "nx"         ? nx
+                   : a == "ny"       ? ny
+                   : a == "nz"       ? nz
+                   : a == "inv_h2"   ? 0.390625
+                   : has("I_stride") ? l.si
+                   : has("J_stride") ? l.sj
+                   : has("K_stride") ? l.sk
+                                     : 0;  // range starts 0, gt_metrics_level 0
+        p.set_value(a, v);
+      }
+      p.set_external_stream(s);
+      p.call();
+      CHECK(cudaEventRecord(e0, s));
+      for (int r = 0; r < calls; ++r) p.call();
+      CHECK(cudaEventRecord(e1, s));
+      CHECK(cudaEventSynchronize(e1));
+      CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      double lap_bw = calls * 2.0 * cells * 8 / (ms / 1e3) / 1e9;
+      std::printf(
+          "| GT4Py lap3d program_gpu.sdfg, 512 x 512 x 80 float64, %s | %.1f us per call | %.1f GB/s | %.2f of 2 GiB "
+          "D2D | %.2f of a D2D copy of the same size (%.1f GB/s) |\n",
+          l.label, ms / calls * 1e3, lap_bw, lap_bw / memcpy_bw, lap_bw / copy_bw, copy_bw);
+    }
     p.set_external_stream(nullptr);
     CHECK(cudaStreamDestroy(s));
     for (double* d : {u, lap, timer}) CHECK(cudaFree(d));

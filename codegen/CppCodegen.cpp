@@ -1071,10 +1071,13 @@ class Generator {
     CodeWriter kw;
     kw.line(fmt::format("// GPU kernel of map {}[{}] ({})", m.label, range_str(m.range), np));
     kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
-    // Maps of two or more dimensions: each thread computes `rows` consecutive points along y (the
-    // second-fastest parameter), so that neighbouring rows a stencil reads come from the thread's
-    // own loads (5-point stencil on the H200: 0.79 -> 0.9 of the copy bandwidth, docs/benchmarks.md).
+    // Maps of two or more dimensions: each thread computes `rows` consecutive points along the
+    // slowest axis it has (y in 2D, z in 3D), so that neighbouring rows (planes) a stencil reads come
+    // from the thread's own loads (5-point stencil on the H200: 0.79 -> 0.9 of the copy bandwidth;
+    // GT4Py's 7-point Laplacian: docs/benchmarks.md). Maps of more than three dimensions flatten
+    // their first ones into z, so they march along y.
     const int rows = dims >= 2 && coarsen_rows(st, id) ? kRowsPerThread : 1;
+    const std::size_t march = dims == 3 ? 2 : 1;  // the axis a thread marches along when rows > 1
     const char* axis[] = {"x", "y", "z"};
     // Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
     // fastest-varying last); each thread decodes its point with divisions, as DaCe does.
@@ -1102,12 +1105,13 @@ class Generator {
       }
       std::size_t dim = dims - 1 - k;  // the last parameter runs along x
       const RangeDim& r = m.range[dim];
-      if (k == 1 && rows > 1) {
-        kw.line(fmt::format("const int64_t __ty0 = (static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * {};",
-                            rows));
+      if (k == march && rows > 1) {
+        kw.line(fmt::format(
+            "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};",
+            axis[k], rows));
         kw.line("#pragma unroll");
         kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
-        kw.line("const int64_t __ty = __ty0 + __row;");
+        kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
       } else {
         kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
                             axis[k]));
@@ -1116,8 +1120,8 @@ class Generator {
       kw.line(
           fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
     };
-    // With rows > 1 the y loop is innermost: x and z first.
-    for (std::size_t k : rows > 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
+    // With rows > 1 the marching loop is innermost: the other axes first.
+    for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
       if (k < dims) index(k);
     in_kernel_ = true;
     emit_scope(kc, st, ptr, id, kw, true);
@@ -1140,7 +1144,7 @@ class Generator {
     }
     std::vector<std::string> grid;
     for (std::size_t k = 0; k < 3; ++k) {
-      int per_block = block[k] * (k == 1 ? rows : 1);
+      int per_block = block[k] * (k == march ? rows : 1);
       grid.push_back(
           k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block) : "1u");
     }
