@@ -17,12 +17,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <regex>
 #include <system_error>
 
+#include "compiler/Output.h"
 #include "ir/Diagnostic.h"
 
 extern char** environ;
@@ -803,55 +805,12 @@ BuildResult build_library(const BuildRequest& req) {
 }
 
 void install_library(const std::string& built, const std::string& dest) {
-  fs::path dest_path = fs::absolute(dest);
-  fs::path dir = dest_path.parent_path();
-  std::string templ = (dir / ("." + dest_path.filename().string() + ".tmp-XXXXXX")).string();
-  int out = ::mkstemp(templ.data());
-  if (out < 0) throw_at(dest, fmt::format("cannot create a file in {}: {}", dir.string(), errno_text(errno)));
-  auto fail = [&](const std::string& what, int err) {
-    ::close(out);
-    ::unlink(templ.c_str());
-    throw_at(dest, fmt::format("{}: {}", what, errno_text(err)));
-  };
-  int in = ::open(built.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) fail("cannot read the built library " + built, errno);
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(in, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(in);
-      fail("cannot read the built library " + built, err);
-    }
-    if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = ::write(out, buf + done, size_t(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        int err = errno;
-        ::close(in);
-        fail("cannot write the library", err);
-      }
-      done += w;
-    }
-  }
-  // mkstemp makes the file 0600: give it the built library's mode (the compiler's, after the umask).
-  struct stat st;
-  mode_t mode = ::fstat(in, &st) == 0 ? (st.st_mode & 07777) : 0755;
-  ::close(in);
-  if (::fchmod(out, mode) != 0) fail("cannot set the library's permissions", errno);
-  if (::fsync(out) != 0) fail("cannot write the library", errno);
-  if (::close(out) != 0) {
-    int err = errno;
-    ::unlink(templ.c_str());
-    throw_at(dest, fmt::format("cannot write the library: {}", errno_text(err)));
-  }
-  if (::rename(templ.c_str(), dest_path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(templ.c_str());
-    throw_at(dest, fmt::format("cannot install the library: {}", errno_text(err)));
-  }
+  std::ifstream in(built, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) throw_at(dest, fmt::format("cannot read the built library {}", built));
+  OutputOptions o;
+  o.executable = true;
+  write_output(dest, bytes, o);
 }
 
 }  // namespace sdfc

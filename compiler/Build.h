@@ -49,8 +49,9 @@ struct BuildResult {
 /// compiler cannot be found or started, or the cache directory cannot be created. Thread-safe.
 BuildResult build_library(const BuildRequest& req);
 
-/// Copies a built library to `dest` atomically (a temp file in dest's directory, then rename), so
-/// a process that loaded the previous file keeps its copy. Throws UserError naming `dest`.
+/// Copies a built library to `dest` as an output (compiler/Output.h: atomically for a regular file
+/// or a new path, so that a process that loaded the previous file keeps its copy; written through
+/// for a device such as /dev/null, never replaced). Throws UserError naming `dest`.
 void install_library(const std::string& built, const std::string& dest);
 
 /// Cache directory: $SDFC_CACHE_DIR, else $XDG_CACHE_HOME/sdfc, else $HOME/.cache/sdfc, else

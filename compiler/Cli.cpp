@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "codegen/Format.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
+#include "compiler/Output.h"
 #include "compiler/Run.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dot.h"
@@ -27,6 +29,8 @@
 #ifndef SDFC_VERSION
 #define SDFC_VERSION "0.0.0"
 #endif
+
+namespace fs = std::filesystem;
 
 namespace sdfc {
 namespace {
@@ -174,26 +178,17 @@ bool ends_with_ignoring_case(const std::string& s, const std::string& suffix) {
   return true;
 }
 
-/// Writes to a temporary file beside `path` and renames it over `path`.
+/// Writes an output file (compiler/Output.h); false after reporting the failure on `err`.
 bool write_atomically(const std::string& path, const std::string& bytes, bool gzip, std::ostream& err) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  bool ok;
-  if (gzip) {
-    gzFile f = gzopen(tmp.c_str(), "wb9");
-    ok = f && gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size());
-    if (f) ok = gzclose(f) == Z_OK && ok;
-  } else {
-    std::ofstream o(tmp, std::ios::binary);
-    o.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    o.close();
-    ok = static_cast<bool>(o);
-  }
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    err << fmt::format("{}: error: cannot write the output file (is the directory writable?)\n", path);
+  try {
+    OutputOptions o;
+    o.gzip = gzip;
+    write_output(path, bytes, o);
+    return true;
+  } catch (const UserError& e) {
+    err << e.diagnostic().str() << "\n";
     return false;
   }
-  return true;
 }
 
 /// Parses one compile option at args[i]; returns false when args[i] is not one. Throws UsageError.
@@ -387,13 +382,24 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
   return kInvalid;
 }
 
-/// Renders DOT text to SVG with Graphviz's `dot` (no shell), atomically into `path`.
+/// Renders DOT text to SVG with Graphviz's `dot` (no shell) in a private temporary directory, then
+/// writes the SVG to `path` as an output.
 bool write_svg(const std::string& path, const std::string& dot_text, std::ostream& err) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::string tmp_dot = tmp + ".dot", tmp_svg = tmp + ".svg";
+  std::string dir = (fs::temp_directory_path() / "sdfc-dot-XXXXXX").string();
+  if (!::mkdtemp(dir.data())) {
+    err << fmt::format("{}: error: cannot create a temporary directory to render SVG in (set TMPDIR)\n", path);
+    return false;
+  }
+  struct RemoveDir {
+    std::string dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  std::string tmp_dot = dir + "/graph.dot", tmp_svg = dir + "/graph.svg";
   if (!write_atomically(tmp_dot, dot_text, false, err)) return false;
   ProcessResult r = run_process({"dot", "-Tsvg", "-o", tmp_svg, tmp_dot});
-  std::remove(tmp_dot.c_str());
   if (r.status == -1) {
     err << fmt::format(
         "{}: error: cannot render SVG: Graphviz's dot program was not found in PATH ({}); install it "
@@ -402,7 +408,6 @@ bool write_svg(const std::string& path, const std::string& dot_text, std::ostrea
     return false;
   }
   if (r.status != 0) {
-    std::remove(tmp_svg.c_str());
     std::string first = r.output.substr(0, std::min<std::size_t>(r.output.size(), 400));
     while (!first.empty() && (first.back() == '\n' || first.back() == ' ')) first.pop_back();
     err << fmt::format(
@@ -411,12 +416,9 @@ bool write_svg(const std::string& path, const std::string& dot_text, std::ostrea
         path, r.status, first);
     return false;
   }
-  if (std::rename(tmp_svg.c_str(), path.c_str()) != 0) {
-    std::remove(tmp_svg.c_str());
-    err << fmt::format("{}: error: cannot write the output file (is the directory writable?)\n", path);
-    return false;
-  }
-  return true;
+  std::ifstream in(tmp_svg, std::ios::binary);
+  std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return write_atomically(path, svg, false, err);
 }
 
 int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "analysis/TaskletCheck.h"
+#include "compiler/Output.h"
 #include "ir/JsonReader.h"
 #include "ir/Validate.h"
 
@@ -128,15 +129,7 @@ void emit_sources(const GeneratedProgram& program, const std::string& dir) {
   fs::create_directories(dir, ec);
   if (ec) throw UserError(Diagnostic{dir, "", 0, 0, "cannot create the source directory: " + ec.message()});
   auto write = [&](const std::string& name, const std::string& text) {
-    fs::path p = fs::path(dir) / name;
-    std::string tmp = p.string() + ".tmp." + std::to_string(::getpid());
-    {
-      std::ofstream o(tmp, std::ios::binary);
-      o << text;
-      if (!o) throw UserError(Diagnostic{p.string(), "", 0, 0, "cannot write the generated source"});
-    }
-    fs::rename(tmp, p, ec);
-    if (ec) throw UserError(Diagnostic{p.string(), "", 0, 0, "cannot write the generated source: " + ec.message()});
+    write_output((fs::path(dir) / name).string(), text);
   };
   for (auto& f : program.files) write(f.name, f.text);
   write(program.name + ".h", program.header);

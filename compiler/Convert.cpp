@@ -6,8 +6,9 @@ namespace sdfc {
 namespace {
 template <typename T>
 std::string float_text(T v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // JSON has no NaN or infinities: the strings sdfc run reads on input (compiler/Convert.h).
+  if (std::isnan(v)) return "\"NaN\"";
+  if (std::isinf(v)) return v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
   std::string s = fmt::format("{}", v);
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
   return s;

@@ -90,8 +90,9 @@ inline bool convert_exact(V v, DType t, unsigned char* out) {
   }
 }
 
-/// The element at `p` as JSON text: shortest round-trip for floats (as Python's repr), NaN and
-/// Infinity spelled as Python's json module writes them.
+/// The element at `p` as JSON text: shortest round-trip for floats (as Python's repr); NaN and the
+/// infinities as the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers; sdfc run
+/// reads the same strings in inputs.json).
 std::string format_element(const unsigned char* p, DType t);
 
 }  // namespace sdfc

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compiler/Convert.h"
+#include "compiler/Output.h"
 #include "ir/Diagnostic.h"
 
 namespace sdfc {
@@ -187,22 +188,13 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
     }
     text += "\n}}\n";
     if (req.output_path.empty() || req.output_path == "-") {
-      out << text;
-    } else {
-      std::string tmp = req.output_path + ".tmp." + std::to_string(::getpid());
-      {
-        std::ofstream o(tmp, std::ios::binary);
-        o << text;
-        if (!o) {
-          err << fmt::format("{}: error: cannot write the output file\n", req.output_path);
-          return 1;
-        }
-      }
-      if (std::rename(tmp.c_str(), req.output_path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        err << fmt::format("{}: error: cannot write the output file\n", req.output_path);
+      out << text << std::flush;
+      if (!out) {
+        err << "sdfc run: error: cannot write the results to standard output\n";
         return 1;
       }
+    } else {
+      write_output(req.output_path, text);
     }
     return 0;
   } catch (const UserError& e) {

@@ -17,5 +17,11 @@ int main(int argc, char** argv) {
     if (setenv("GLIBC_TUNABLES", value.c_str(), 1) == 0 && setenv("SDFC_NO_HUGEPAGES", "1", 1) == 0)
       execv("/proc/self/exe", argv);  // returns only on failure: then just run without
   }
-  return sdfc::run_cli(argc, argv, std::cout, std::cerr);
+  int rc = sdfc::run_cli(argc, argv, std::cout, std::cerr);
+  // Output on a full disk or a closed pipe must not look like success.
+  if (!std::cout.flush() && rc == 0) {
+    std::cerr << "sdfc: error: cannot write to standard output\n";
+    return 1;
+  }
+  return rc;
 }

@@ -1,7 +1,9 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "TestUtil.h"
 #include "analysis/TaskletCheck.h"
@@ -123,6 +125,16 @@ TEST(Cli, ConvertIsDeterministicAndAtomic) {
   auto w = run({"convert", a, "/nonexistent-dir/out.sdfg"});
   EXPECT_EQ(w.rc, 1);
   EXPECT_NE(w.err.find("cannot write the output file"), std::string::npos);
+  // A FIFO is written through, not replaced.
+  std::string fifo = tmp_path("convert.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  EXPECT_EQ(run({"convert", a, fifo}).rc, 0);
+  reader.join();
+  EXPECT_EQ(received, slurp(a));
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
 TEST(Cli, CompileEmitsSourcesWithoutACompiler) {
@@ -156,6 +168,22 @@ TEST(Cli, CompileAndRun) {
   Json j = Json::parse(out.out);
   EXPECT_EQ(j["arrays"]["y"]["data"], Json::array({2.5, 4.5, 6.5}));
   EXPECT_EQ(j["arrays"]["x"]["shape"], Json::array({3}));
+  // NaN and infinities come back as the strings run reads (JSON has no such numbers).
+  std::string special = tmp_path("axpy_special.json");
+  std::ofstream(special) << R"({"symbols": {"N": {"dtype": "int32", "value": 3}},
+    "scalars": {"a": {"dtype": "float64", "value": 1}},
+    "arrays": {"x": {"dtype": "float64", "shape": [3], "data": ["NaN", "Infinity", "-Infinity"]},
+               "y": {"dtype": "float64", "shape": [3], "data": [0, 0, 0]}}})";
+  out = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", special});
+  ASSERT_EQ(out.rc, 0) << out.err;
+  j = Json::parse(out.out);
+  EXPECT_EQ(j["arrays"]["y"]["data"], Json::array({"NaN", "Infinity", "-Infinity"}));
+  // Results on a full disk are an error, not an empty success.
+  out = run({"run", SDFC_SAMPLES "/axpy.sdfg", "--inputs", inputs, "--output", "/dev/full"});
+  EXPECT_EQ(out.rc, 1);
+  EXPECT_NE(out.err.find("/dev/full: /: error: cannot write the output file: No space left on device"),
+            std::string::npos)
+      << out.err;
 }
 
 TEST(Cli, RunRejectsBadBindings) {
