@@ -1717,10 +1717,10 @@ GeneratedProgram Generator::run() {
   w.line("sdfc::rt::ErrorSlot __sdfc_error;");
   if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
   w.close(";");
+  w.line("");
+  w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does).");
+  w.line("static thread_local char __sdfc_init_failure[1024];");
   if (gpu_) {
-    w.line("");
-    w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does).");
-    w.line("static thread_local char __sdfc_init_failure[1024];");
     // DaCe's stream hooks, which init_code and CPP tasklets may call (GT4Py's init_code for
     // "cuda": __dace_gpu_set_all_streams(__state, cudaStreamDefault)); defined below.
     w.line(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream);", st));
@@ -1802,8 +1802,15 @@ GeneratedProgram Generator::run() {
 
   // __dace_init_<name>
   w.open(fmt::format("SDFC_EXPORT {}* __dace_init_{}({})", st, name_, init_list));
+  w.line("__sdfc_init_failure[0] = '\\0';");
   w.line(fmt::format("{0}* __state = new (std::nothrow) {0}();", st));
-  w.line("if (!__state) return nullptr;");
+  w.open("if (!__state)");
+  w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"out of memory\");");
+  w.line("return nullptr;");
+  w.close();
+  // Nothing may leave an extern "C" function: an exception from init code (or the allocations)
+  // frees what was made and returns null with the reason.
+  w.open("try");
   if (gpu_) {
     w.open(fmt::format("if (!sdfc::gpu::init({}, {}, {}))", kCtx, options_.gpu_streams, root_.num_events));
     w.line(
@@ -1839,6 +1846,17 @@ GeneratedProgram Generator::run() {
     return fmt::format("delete[] __state->__0_{};", ident(n2));
   };
   for (auto& [n, d] : persistent) {
+    // A negative size (negative symbol values) would wrap around to an enormous allocation.
+    w.open(fmt::format("if (static_cast<int64_t>({}) < 0)", sym(d->total_size)));
+    for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
+    w.line(fmt::format(
+        "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"persistent transient %s would have %s = "
+        "%lld elements for these symbol values; sizes must not be negative\", {}, {}, static_cast<long long>({}));",
+        c_string(n), c_string(print_expr(d->total_size)), sym(d->total_size)));
+    if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    w.line("delete __state;");
+    w.line("return nullptr;");
+    w.close();
     w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n),
                        sym(d->total_size), ctype(d->dtype)));
     if (gpu_ && is_gpu_storage(d->storage))
@@ -1852,17 +1870,25 @@ GeneratedProgram Generator::run() {
                          ctype(d->dtype), sym(d->total_size)));
     w.open(fmt::format("if (!__state->__0_{})", ident(n)));
     for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
-    if (gpu_) {
-      w.line(
-          fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent "
-                      "transient {}\");",
-                      n));
-      w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
-    }
+    w.line(
+        fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent "
+                    "transient {} (out of memory)\");",
+                    n));
+    if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
   }
+  w.close();
+  w.open("catch (...)");
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line(
+      "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"an exception escaped from init code or an "
+      "allocation\");");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("delete __state;");
+  w.line("return nullptr;");
+  w.close();
   w.line("return __state;");
   w.close();
   w.line("");
@@ -1978,8 +2004,13 @@ GeneratedProgram Generator::run() {
   w.close();
 
   // sdfc's hooks.
+  w.line("/// Why the last __dace_init_ on this thread failed (\"\" after a successful one).");
+  w.open("SDFC_EXPORT const char* __sdfc_init_error()");
+  w.line("return __sdfc_init_failure;");
+  w.close();
+  w.line("/// The program's error; with a null handle, why the last init on this thread failed (or null).");
   w.open(fmt::format("SDFC_EXPORT const char* __sdfc_last_error({}* __state)", st));
-  w.line("if (!__state) return nullptr;");
+  w.line("if (!__state) return __sdfc_init_failure[0] ? __sdfc_init_failure : nullptr;");
   if (gpu_) w.line(fmt::format("if ({0}.error.set) return {0}.error.message;", kCtx));
   w.line("return __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
   w.close();
@@ -2004,9 +2035,6 @@ GeneratedProgram Generator::run() {
         fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
     w.line("if (!__state) return \"no program instance\";");
     w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
-    w.close();
-    w.open("SDFC_EXPORT const char* __sdfc_init_error()");
-    w.line("return __sdfc_init_failure;");
     w.close();
     w.line("/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).");
     w.open("SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes)");

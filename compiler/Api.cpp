@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/Compile.h"
@@ -437,19 +438,43 @@ void Program::call() {
   std::map<std::string, std::int64_t> syms = m.symbol_values();
   for (auto& a : m.args) {
     if (a.info.kind != "array") continue;
-    std::int64_t need = 1;
-    bool known = true;
-    for (auto& e : a.shape) {
-      auto v = evaluate(e, syms);
-      if (!v)
-        known = false;
-      else
-        need *= *v;
+    std::optional<std::int64_t> need = 1;  // nullopt: a symbol of the shape is not bound
+    for (std::size_t d = 0; d < a.shape.size(); ++d) {
+      std::set<std::string> names;
+      free_symbols(a.shape[d], names);
+      std::vector<std::string> values;
+      bool bound = true;
+      for (auto& n : names) {
+        auto it = syms.find(n);
+        if (it == syms.end())
+          bound = false;
+        else
+          values.push_back(fmt::format("{} = {}", n, it->second));
+      }
+      auto v = evaluate(a.shape[d], syms);
+      // With every symbol bound, no value means the arithmetic overflowed (or divided by zero).
+      if (bound && (!v || *v < 0))
+        throw ArgumentError(
+            a.info.name,
+            fmt::format("array argument \"{}\" of program \"{}\": extent {} of its shape [{}] is {} for {}; "
+                        "sizes must be between 0 and 2^63 - 1: check the symbol values",
+                        a.info.name, m.name, d, fmt::join(a.info.shape, ", "),
+                        v ? std::to_string(*v) : "not computable (it overflows 64 bits)", fmt::join(values, ", ")));
+      if (!v || !need) {
+        need = std::nullopt;
+        continue;
+      }
+      std::int64_t product;
+      if (__builtin_mul_overflow(*need, *v, &product))
+        throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\": its shape [{}] has more "
+                                                     "than 2^63 elements for these symbol values",
+                                                     a.info.name, m.name, fmt::join(a.info.shape, ", ")));
+      need = product;
     }
-    if (known && static_cast<std::int64_t>(a.count) < need)
+    if (need && static_cast<std::uint64_t>(a.count) < static_cast<std::uint64_t>(*need))
       throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its "
                                                    "shape [{}] needs {} for these symbol values",
-                                                   a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
+                                                   a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), *need));
   }
   m.ensure_state(syms);
   // Host arrays bound to device arguments are mirrored in device memory around the call.

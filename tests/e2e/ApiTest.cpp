@@ -1,5 +1,6 @@
 // The embedding API end to end, and generated-code semantics checked by running programs built
 // with the builder API against results computed here.
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cmath>
@@ -86,6 +87,56 @@ TEST(Api, BadBindingsAreReportedAndNothingRuns) {
   p.set_value("N", 10.0);                      // exact: fine
   p.call();
   EXPECT_EQ(y[0], 4.0);
+}
+
+TEST(Api, NegativeAndOverflowingSizesAreRefusedBeforeTheCall) {
+  Program p = Program::compile_string(axpy_json());
+  std::vector<double> x(10, 1.0), y(10, 1.0);
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_value("a", 3.0);
+  p.set_value("N", -5);
+  EXPECT_EQ(error_of([&] { p.call(); }),
+            "array argument \"x\" of program \"axpy\": extent 0 of its shape [N] is -5 for N = -5; sizes must be "
+            "between 0 and 2^63 - 1: check the symbol values");
+  // A product of extents beyond 64 bits is refused, not wrapped around into a small count.
+  SDFGBuilder b("cube");
+  b.symbol("N").array("A", DType::Float64, {"N", "N", "N", "N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {}, "o = 1.0", {{"o", "A[i, 0, 0, 0]"}});
+  Program cube = Program::compile_string(write_sdfg(*b.build()));
+  cube.set_array("A", x.data(), x.size());
+  cube.set_value("N", std::int64_t{1} << 20);
+  EXPECT_EQ(error_of([&] { cube.call(); }),
+            "array argument \"A\" of program \"cube\": its shape [N, N, N, N] has more than 2^63 elements for these "
+            "symbol values");
+  EXPECT_EQ(y, std::vector<double>(10, 1.0));
+}
+
+TEST(Api, InitFailuresAreReportedThroughTheCAbi) {
+  // A persistent transient sized by a symbol that no argument's shape uses: only init sees it.
+  SDFGBuilder b("persist");
+  b.symbol("N")
+      .symbol("M")
+      .array("A", DType::Float64, {"M"})
+      .array("tmp", DType::Float64, {"N"}, true, StorageType::Default, Lifetime::Persistent);
+  auto s = b.state("s");
+  s.mapped_tasklet("t", {{"i", "0:M"}}, {}, "o = 1.0", {{"o", "A[i]"}});
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  void* h = dlopen(p.library_path().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  ASSERT_TRUE(h);
+  auto init = reinterpret_cast<void* (*)(int, int)>(dlsym(h, "__dace_init_persist"));
+  auto last_error = reinterpret_cast<const char* (*)(void*)>(dlsym(h, "__sdfc_last_error"));
+  auto exit_fn = reinterpret_cast<int (*)(void*)>(dlsym(h, "__dace_exit_persist"));
+  ASSERT_TRUE(init && last_error && exit_fn);
+  // Before: std::bad_array_new_length left the extern "C" init (a C caller aborts).
+  EXPECT_EQ(init(3, -5), nullptr);
+  ASSERT_TRUE(last_error(nullptr));
+  EXPECT_EQ(std::string(last_error(nullptr)),
+            "persistent transient tmp would have N = -5 elements for these symbol values; sizes must not be negative");
+  void* ok = init(3, 5);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(last_error(nullptr), nullptr);  // a successful init clears the reason
+  EXPECT_EQ(exit_fn(ok), 0);
 }
 
 TEST(Api, InvalidInputListsEveryProblem) {
