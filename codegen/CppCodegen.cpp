@@ -1718,8 +1718,21 @@ GeneratedProgram Generator::run() {
   if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
   w.close(";");
   w.line("");
-  w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does).");
+  w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does), or why the last");
+  w.line("// use of a null or finished handle was refused: __sdfc_last_error(NULL) reads it.");
   w.line("static thread_local char __sdfc_init_failure[1024];");
+  w.line(
+      "static sdfc::rt::HandleRegistry __sdfc_handles;  // the instances __dace_init_ made and __dace_exit_ did not "
+      "end");
+  w.open("static bool __sdfc_live(const void* __handle, const char* __function)");
+  w.line("if (__sdfc_handles.live(__handle)) return true;");
+  w.line(fmt::format(
+      "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s: %s\", __function, __handle ? \"the "
+      "handle was not made by __dace_init_{0} or was already finished by __dace_exit_{0}\" : \"the handle is null "
+      "(__dace_init_{0} failed or was not called)\");",
+      name_));
+  w.line("return false;");
+  w.close();
   if (gpu_) {
     // DaCe's stream hooks, which init_code and CPP tasklets may call (GT4Py's init_code for
     // "cuda": __dace_gpu_set_all_streams(__state, cudaStreamDefault)); defined below.
@@ -1748,7 +1761,7 @@ GeneratedProgram Generator::run() {
 
   // __program_<name>: checks, then the body.
   w.open(fmt::format("SDFC_EXPORT void __program_{}({}* __state{})", name_, st, param_list));
-  w.line("if (!__state) return;");
+  w.line(fmt::format("if (!__sdfc_live(__state, \"__program_{}\")) return;", name_));
   if (gpu_) {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
     w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}",
@@ -1808,6 +1821,7 @@ GeneratedProgram Generator::run() {
   w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"out of memory\");");
   w.line("return nullptr;");
   w.close();
+  w.line("__sdfc_handles.add(__state);  // before init_code, which may call the stream hooks with it");
   // Nothing may leave an extern "C" function: an exception from init code (or the allocations)
   // frees what was made and returns null with the reason.
   w.open("try");
@@ -1815,6 +1829,7 @@ GeneratedProgram Generator::run() {
     w.open(fmt::format("if (!sdfc::gpu::init({}, {}, {}))", kCtx, options_.gpu_streams, root_.num_events));
     w.line(
         fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
+    w.line("__sdfc_handles.remove(__state);");
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
@@ -1854,6 +1869,7 @@ GeneratedProgram Generator::run() {
         "%lld elements for these symbol values; sizes must not be negative\", {}, {}, static_cast<long long>({}));",
         c_string(n), c_string(print_expr(d->total_size)), sym(d->total_size)));
     if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    w.line("__sdfc_handles.remove(__state);");
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
@@ -1875,6 +1891,7 @@ GeneratedProgram Generator::run() {
                     "transient {} (out of memory)\");",
                     n));
     if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    w.line("__sdfc_handles.remove(__state);");
     w.line("delete __state;");
     w.line("return nullptr;");
     w.close();
@@ -1886,6 +1903,7 @@ GeneratedProgram Generator::run() {
       "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"an exception escaped from init code or an "
       "allocation\");");
   if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("__sdfc_handles.remove(__state);");
   w.line("delete __state;");
   w.line("return nullptr;");
   w.close();
@@ -1895,7 +1913,8 @@ GeneratedProgram Generator::run() {
 
   // __dace_exit_<name>
   w.open(fmt::format("SDFC_EXPORT int __dace_exit_{}({}* __state)", name_, st));
-  w.line("if (!__state) return 1;");
+  w.line(fmt::format("if (!__sdfc_live(__state, \"__dace_exit_{}\")) return 1;", name_));
+  w.line("__sdfc_handles.remove(__state);  // from here on, every use of the handle is refused");
   if (!root_.exit_code.code.empty()) {
     w.open("");
     w.line("// exit_code of the SDFG");
@@ -1932,7 +1951,15 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("return static_cast<std::size_t>({});", sym(workspace_of[s]->bytes)));
     w.close();
     w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{})", s, st, wide_list));
-    w.line("if (!__state) return;");
+    w.line(fmt::format("if (!__sdfc_live(__state, \"__dace_set_external_memory_{}\")) return;", s));
+    // DaCe's setter has no size to check (__sdfc_set_workspace has); the alignment it can check.
+    w.open(fmt::format("if (reinterpret_cast<std::uintptr_t>(ptr) % {} != 0)", workspace_of[s]->alignment));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: the {} workspace at %p is not aligned to {} bytes; "
+        "nothing was installed\", static_cast<void*>(ptr));",
+        name_, s, workspace_of[s]->alignment));
+    w.line("return;");
+    w.close();
     w.line(
         fmt::format("__state->__sdfc_workspace_bytes_{} = ptr ? __dace_get_external_memory_size_{}(__state{}{}) : 0;",
                     s, s, wide_args.empty() ? "" : ", ", fmt::join(wide_args, ", ")));
@@ -1956,6 +1983,10 @@ GeneratedProgram Generator::run() {
   w.open(
       fmt::format("SDFC_EXPORT std::size_t __sdfc_workspace_size({}* __state, const char* storage, void** syms)", st));
   w.line("(void)__state; (void)storage; (void)syms;");
+  if (!by_storage.empty()) {
+    w.line("if (!storage) return 0;");
+    if (!sig.init_symbols.empty()) w.line("if (!syms) return 0;");
+  }
   for (auto& [s, v] : by_storage)
     w.line(
         fmt::format("if (std::strcmp(storage, \"{0}\") == 0) return __dace_get_external_memory_size_{0}(__state{1});",
@@ -1968,7 +1999,9 @@ GeneratedProgram Generator::run() {
                   "std::size_t bytes, void** syms)",
                   st));
   w.line("static thread_local char why[512];");
-  w.line("if (!__state) return \"no program instance (init failed or was not called)\";");
+  w.line("if (!__sdfc_live(__state, \"__sdfc_set_workspace\")) return __sdfc_init_failure;");
+  w.line("if (!storage) return \"the storage name is null\";");
+  if (!sig.init_symbols.empty()) w.line("if (!syms) return \"the symbol values (syms) are null\";");
   for (auto& [s, v] : by_storage) {
     std::size_t align = workspace_of[s]->alignment;
     w.open(fmt::format("if (std::strcmp(storage, \"{}\") == 0)", s));
@@ -2010,30 +2043,35 @@ GeneratedProgram Generator::run() {
   w.close();
   w.line("/// The program's error; with a null handle, why the last init on this thread failed (or null).");
   w.open(fmt::format("SDFC_EXPORT const char* __sdfc_last_error({}* __state)", st));
-  w.line("if (!__state) return __sdfc_init_failure[0] ? __sdfc_init_failure : nullptr;");
+  w.line("if (!__sdfc_handles.live(__state)) return __sdfc_init_failure[0] ? __sdfc_init_failure : nullptr;");
   if (gpu_) w.line(fmt::format("if ({0}.error.set) return {0}.error.message;", kCtx));
   w.line("return __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
   w.close();
   w.open(fmt::format("SDFC_EXPORT void __sdfc_clear_error({}* __state)", st));
-  w.line("if (!__state) return;");
+  w.line("if (!__sdfc_live(__state, \"__sdfc_clear_error\")) return;");
   w.line("__state->__sdfc_error = sdfc::rt::ErrorSlot();");
   if (gpu_) w.line(fmt::format("{}.error = sdfc::rt::ErrorSlot();", kCtx));
   w.close();
   if (gpu_) {
     w.line("// DaCe's GPU hooks.");
     w.open(fmt::format("SDFC_EXPORT int __dace_gpu_last_error({}* __state)", st));
-    w.line(fmt::format("return __state ? sdfc::gpu::dace_gpu_last_error({}) : 0;", kCtx));
+    w.line(fmt::format(
+        "return __sdfc_live(__state, \"__dace_gpu_last_error\") ? sdfc::gpu::dace_gpu_last_error({}) : 1;", kCtx));
     w.close();
     w.open(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream)", st));
-    w.line(fmt::format("return __state && sdfc::gpu::dace_gpu_set_stream({}, id, stream);", kCtx));
+    w.line(fmt::format(
+        "return __sdfc_live(__state, \"__dace_gpu_set_stream\") && sdfc::gpu::dace_gpu_set_stream({}, id, stream);",
+        kCtx));
     w.close();
     w.open(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream)", st));
-    w.line(fmt::format("if (__state) sdfc::gpu::dace_gpu_set_all_streams({}, stream);", kCtx));
+    w.line(fmt::format(
+        "if (__sdfc_live(__state, \"__dace_gpu_set_all_streams\")) sdfc::gpu::dace_gpu_set_all_streams({}, stream);",
+        kCtx));
     w.close();
     w.line("/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.");
     w.open(
         fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
-    w.line("if (!__state) return \"no program instance\";");
+    w.line("if (!__sdfc_live(__state, \"__sdfc_set_external_stream\")) return __sdfc_init_failure;");
     w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
     w.close();
     w.line("/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).");
@@ -2074,6 +2112,13 @@ GeneratedProgram Generator::run() {
     unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])",
                                       ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
   w.line(fmt::format("(void)args;"));
+  if (!unpack_init.empty()) {
+    w.open("if (!args)");
+    w.line(
+        "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"__sdfc_init: the argument array is null\");");
+    w.line("return nullptr;");
+    w.close();
+  }
   w.line(fmt::format("return __dace_init_{}({});", name_, fmt::join(unpack_init, ", ")));
   w.close();
   w.open("SDFC_EXPORT void __sdfc_call(void* state, void** args)");
@@ -2084,6 +2129,13 @@ GeneratedProgram Generator::run() {
     unpack.push_back(fmt::format("*static_cast<{}*>(args[{}])", t, i));
   }
   w.line("(void)args;");
+  if (!unpack.empty()) {
+    w.open("if (!args)");
+    w.line("if (__sdfc_live(state, \"__sdfc_call\")) sdfc::rt::record_error(static_cast<" + st +
+           "*>(state)->__sdfc_error, \"__sdfc_call: the argument array is null\");");
+    w.line("return;");
+    w.close();
+  }
   w.line(fmt::format("__program_{}(static_cast<{}*>(state){}{});", name_, st, unpack.empty() ? "" : ", ",
                      fmt::join(unpack, ", ")));
   w.close();

@@ -230,4 +230,59 @@ TEST(CorpusRunAvailability, ExternalWorkspaceThroughDaCesPair) {
   EXPECT_EQ(exit(state), 0);
 }
 
+TEST(CorpusRunAvailability, TheCAbiRefusesMisuseWithAMessage) {
+  if (corpus_dir().empty()) GTEST_SKIP() << "corpus not found";
+  std::string dir = corpus_dir() + "/external_ws_s";
+  Program p = Program::compile_file(dir + "/program.sdfg");
+  void* h = dlopen(p.library_path().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  ASSERT_TRUE(h);
+  auto init = reinterpret_cast<void* (*)(int)>(dlsym(h, "__dace_init_external_ws_s"));
+  auto set = reinterpret_cast<void (*)(void*, char*, int)>(dlsym(h, "__dace_set_external_memory_CPU_Heap"));
+  auto call = reinterpret_cast<void (*)(void*, double*, double*, double*, int)>(dlsym(h, "__program_external_ws_s"));
+  auto exit = reinterpret_cast<int (*)(void*)>(dlsym(h, "__dace_exit_external_ws_s"));
+  auto last_error = reinterpret_cast<const char* (*)(void*)>(dlsym(h, "__sdfc_last_error"));
+  auto ws_size = reinterpret_cast<std::size_t (*)(void*, const char*, void**)>(dlsym(h, "__sdfc_workspace_size"));
+  auto set_ws = reinterpret_cast<const char* (*)(void*, const char*, void*, std::size_t, void**)>(
+      dlsym(h, "__sdfc_set_workspace"));
+  auto sdfc_call = reinterpret_cast<void (*)(void*, void**)>(dlsym(h, "__sdfc_call"));
+  ASSERT_TRUE(init && set && call && exit && last_error && ws_size && set_ws && sdfc_call);
+  auto says = [](const char* message, const std::string& part) {
+    return message && std::string(message).find(part) != std::string::npos;
+  };
+  std::vector<double> a(8, 1.0), b(8, 2.0), c(8, 0.0);
+  int n = 8;
+  // A null handle: refused, and the reason is readable (it was a silent no-op).
+  call(nullptr, a.data(), b.data(), c.data(), n);
+  EXPECT_TRUE(says(last_error(nullptr), "__program_external_ws_s: the handle is null")) << last_error(nullptr);
+  void* st = init(n);
+  ASSERT_TRUE(st);
+  // Null storage names and argument arrays: refused, not strcmp(NULL) or a null dereference.
+  void* syms[] = {&n};
+  EXPECT_EQ(ws_size(st, nullptr, syms), 0u);
+  EXPECT_TRUE(says(set_ws(st, nullptr, a.data(), 1024, syms), "the storage name is null"));
+  EXPECT_TRUE(says(set_ws(st, "CPU_Heap", a.data(), 1024, nullptr), "the symbol values (syms) are null"));
+  sdfc_call(st, nullptr);
+  EXPECT_TRUE(says(last_error(st), "__sdfc_call: the argument array is null")) << last_error(st);
+  EXPECT_EQ(exit(st), 1);
+  // DaCe's setter cannot check a size, but checks the alignment: nothing is installed.
+  st = init(n);
+  std::vector<char> ws(4096);
+  char* aligned = ws.data() + (64 - reinterpret_cast<std::uintptr_t>(ws.data()) % 64) % 64;
+  set(st, aligned + 1, n);
+  EXPECT_TRUE(says(last_error(st), "is not aligned to 8 bytes; nothing was installed")) << last_error(st);
+  EXPECT_EQ(exit(st), 1);
+  // After exit, the handle is dead: a call and a second exit are refused, not run on freed memory.
+  st = init(n);
+  set(st, aligned, n);
+  call(st, a.data(), b.data(), c.data(), n);
+  EXPECT_EQ(last_error(st), nullptr);
+  EXPECT_EQ(exit(st), 0);
+  std::vector<double> before = c;
+  call(st, a.data(), b.data(), c.data(), n);
+  EXPECT_EQ(c, before);
+  EXPECT_TRUE(says(last_error(st), "was already finished by __dace_exit_external_ws_s")) << last_error(st);
+  EXPECT_EQ(exit(st), 1);
+  EXPECT_TRUE(says(last_error(nullptr), "__dace_exit_external_ws_s: the handle was not made by"));
+}
+
 }  // namespace
