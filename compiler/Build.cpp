@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -177,7 +180,8 @@ std::string resolve_program(const std::string& name) {
 }
 
 // run_process() with an explicit environment.
-ProcessResult spawn_and_wait(const std::vector<std::string>& argv, const std::string& cwd, char* const* envp) {
+ProcessResult spawn_and_wait(const std::vector<std::string>& argv, const std::string& cwd, char* const* envp,
+                             const CompilerLimits& limits = {0, 0}) {
   if (argv.empty()) return {-1, "no program to run"};
   std::string program = resolve_program(argv[0]);
   if (program.empty()) return {-1, fmt::format("'{}' is not an executable file, nor found in PATH", argv[0])};
@@ -192,21 +196,48 @@ ProcessResult spawn_and_wait(const std::vector<std::string>& argv, const std::st
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  // Its own process group: a time limit stops the compiler and everything it started (cc1plus, as).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), envp);
+  int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);
     return {-1, fmt::format("cannot start {}{}: {}", program, cwd.empty() ? "" : " in " + cwd, errno_text(rc))};
   }
+  // The memory limit, set as the process starts (before it starts the compiler proper); its
+  // children inherit it.
+  if (limits.memory_mb > 0) {
+    rlim_t bytes = static_cast<rlim_t>(limits.memory_mb) * 1024 * 1024;
+    struct rlimit lim = {bytes, bytes};
+    ::prlimit(pid, RLIMIT_DATA, &lim, nullptr);
+  }
 
   ProcessResult result{0, ""};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.timeout_s);
   char buf[4096];
   while (true) {
+    int wait_ms = -1;
+    if (limits.timeout_s > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      wait_ms = static_cast<int>(std::max<long long>(0, std::min<long long>(left.count(), 1 << 30)));
+    }
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int ready = ::poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {  // the time limit: stop the whole group
+      ::kill(-pid, SIGKILL);
+      result.timed_out = true;
+      break;
+    }
     ssize_t n = ::read(fds[0], buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -235,7 +266,7 @@ ProcessResult run_compiler(const std::vector<std::string>& argv, const std::stri
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  return spawn_and_wait(argv, cwd, envp.data());
+  return spawn_and_wait(argv, cwd, envp.data(), compiler_limits());
 }
 
 std::string getenv_or_empty(const char* name) {
@@ -344,6 +375,17 @@ std::string ensure_cache_dir() {
   if (shared_tmp && (::stat(dir.c_str(), &st) != 0 || st.st_uid != ::getuid()))
     throw_at(dir, "the build cache directory belongs to another user; set SDFC_CACHE_DIR to a directory of your own");
   return dir;
+}
+
+long limit_from_env(const char* name, long fallback) {
+  std::string text = getenv_or_empty(name);
+  if (text.empty()) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || v < 0)
+    throw_at("<environment>", fmt::format("{} must be a whole number >= 0 (0: no limit), got '{}'", name, text));
+  return v;
 }
 
 double cache_limit_mb() {
@@ -646,23 +688,81 @@ std::string first_lines(const std::string& text, size_t count) {
   return head;
 }
 
-[[noreturn]] void throw_compile_failure(const StepFailure& failure, const Plan& plan, const std::string& dir) {
+/// Why a compiler failed when the reason is not the generated code: a limit, the machine, a signal.
+/// Empty when the compiler reported errors in the code (then it is an sdfc bug).
+std::string environmental_failure(const ProcessResult& r, const std::string& compiler) {
+  CompilerLimits limits = compiler_limits();
+  if (r.timed_out)
+    return fmt::format("{} ran longer than the time limit ({} s, SDFC_COMPILER_TIMEOUT_S) and was stopped", compiler,
+                       limits.timeout_s);
+  auto says = [&](const char* text) { return r.output.find(text) != std::string::npos; };
+  if (says("No space left on device") || says("Disk quota exceeded"))
+    return fmt::format(
+        "{} could not write its output: the disk is full (free space, or set SDFC_CACHE_DIR and TMPDIR "
+        "to another file system)",
+        compiler);
+  if (says("out of memory") || says("Cannot allocate memory") || says("virtual memory exhausted") ||
+      says("std::bad_alloc"))
+    return fmt::format("{} ran out of memory (its limit: {} MB, SDFC_COMPILER_MEMORY_MB{})", compiler, limits.memory_mb,
+                       limits.memory_mb ? "" : " = 0: none, so the machine's");
+  if (r.status > 128)
+    return fmt::format("{} was killed by signal {} ({}; the kernel's out-of-memory killer sends SIGKILL)", compiler,
+                       r.status - 128, strsignal(r.status - 128));
+  return "";
+}
+
+/// A failed build leaves the cache at once: it moves to the system's temporary directory (or is
+/// deleted when it cannot), where the user can look at it. Returns where it is, or "".
+std::string move_out_of_cache(const std::string& dir, const std::string& program) {
+  std::string tmp = getenv_or_empty("TMPDIR");
+  if (tmp.empty()) tmp = "/tmp";
+  std::string target = make_temp_dir(tmp + "/sdfc-failed-" + program + "-");
+  std::error_code ec;
+  if (!target.empty()) {
+    fs::remove(target, ec);
+    if (::rename(dir.c_str(), target.c_str()) == 0) return target;
+    fs::create_directories(target, ec);
+    fs::copy(dir, target, fs::copy_options::recursive, ec);
+    if (!ec) {
+      fs::remove_all(dir, ec);
+      return target;
+    }
+  }
+  fs::remove_all(dir, ec);
+  return "";
+}
+
+[[noreturn]] void throw_compile_failure(const StepFailure& failure, const Plan& plan, std::string dir,
+                                        const std::string& program, bool in_cache) {
   const ProcessResult& r = failure.result;
   if (r.status == -1) throw_cannot_start(failure.argv[0], r.output);
   // Keep the whole story next to the sources: the command to rerun and the full output.
   write_file(fs::path(dir) / "build.log",
              fmt::format("$ (cd {} && {})\n{}", dir, command_line(failure.argv), r.output));
+  if (in_cache) {
+    std::string moved = move_out_of_cache(dir, program);
+    dir = moved.empty() ? "(deleted: it could not be moved out of the build cache)" : moved;
+  }
 
+  std::string compiler = fs::path(failure.argv[0]).filename().string();
   std::optional<CompilerError> err = first_error(r.output);
   Diagnostic d;
   // Without a file:line to go by (a link error), point at the first compiled source.
   const std::string& first = !plan.host.empty() ? plan.host[0] : !plan.cuda.empty() ? plan.cuda[0] : plan.hip[0];
   d.file = (fs::path(dir) / first).string();
-  std::string summary =
-      fmt::format("{} exited with status {}", fs::path(failure.argv[0]).filename().string(), r.status);
+  if (std::string why = environmental_failure(r, compiler); !why.empty()) {
+    d.message = fmt::format(
+        "cannot build the library: {} (the build is kept in {}, with the command and the whole "
+        "output in build.log)\n{}",
+        why, dir, first_lines(r.output, kErrorOutputLines));
+    throw UserError(std::move(d));
+  }
+  std::string summary = fmt::format("{} exited with status {}", compiler, r.status);
   if (err) {
-    if (!err->file.empty())
-      d.file = fs::path(err->file).is_absolute() ? err->file : (fs::path(dir) / err->file).string();
+    if (!err->file.empty()) {
+      fs::path f(err->file);
+      d.file = f.is_absolute() ? err->file : (fs::path(dir) / err->file).string();
+    }
     d.line = err->line;
     d.column = err->column;
     summary = err->text;
@@ -675,9 +775,11 @@ std::string first_lines(const std::string& text, size_t count) {
 }
 
 // Writes the sources into `dir` and compiles them there; throws UserError on failure (keeping `dir`).
-void build_in(const std::string& dir, const Plan& plan, const BuildRequest& req, const std::string& lib_name) {
+void build_in(const std::string& dir, const Plan& plan, const BuildRequest& req, const std::string& lib_name,
+              bool in_cache) {
   for (const SourceFile& s : req.sources) write_file(fs::path(dir) / s.name, s.text);
-  if (auto failure = compile(plan, req, dir, lib_name)) throw_compile_failure(*failure, plan, dir);
+  if (auto failure = compile(plan, req, dir, lib_name))
+    throw_compile_failure(*failure, plan, dir, req.program_name, in_cache);
 }
 
 // A fresh directory for a build that bypasses the cache: under <cache>/tmp, else the system temp dir.
@@ -726,6 +828,13 @@ bool publish(const std::string& tmp, const fs::path& entry, const fs::path& root
 
 }  // namespace
 
+CompilerLimits compiler_limits() {
+  CompilerLimits l;
+  l.timeout_s = limit_from_env("SDFC_COMPILER_TIMEOUT_S", l.timeout_s);
+  l.memory_mb = limit_from_env("SDFC_COMPILER_MEMORY_MB", l.memory_mb);
+  return l;
+}
+
 std::string sha256_hex(std::string_view data) {
   Sha256 h;
   h.update(data);
@@ -769,7 +878,7 @@ BuildResult build_library(const BuildRequest& req) {
 
   if (!req.use_cache) {
     std::string dir = make_private_dir(req.program_name);
-    build_in(dir, plan, req, lib_name);
+    build_in(dir, plan, req, lib_name, /*in_cache=*/true);  // a private build under the cache moves out too
     result.library_path = (fs::path(dir) / lib_name).string();
     return result;
   }
@@ -789,7 +898,7 @@ BuildResult build_library(const BuildRequest& req) {
     throw_at(root.string(), fmt::format("cannot create a build directory in the build cache: {}; set SDFC_CACHE_DIR to "
                                         "a writable directory",
                                         errno_text(errno)));
-  build_in(tmp, plan, req, lib_name);
+  build_in(tmp, plan, req, lib_name, /*in_cache=*/true);
   // The marker goes in before the rename: whoever sees the entry sees it complete. Synced, so that a
   // crash right after publishing cannot leave a marker next to a truncated library.
   sync_file(fs::path(tmp) / lib_name);

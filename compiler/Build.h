@@ -67,9 +67,20 @@ std::string host_compiler();
 
 /// What a finished process did.
 struct ProcessResult {
-  int status;          ///< exit status; 128 + signal number when killed; -1 when it could not be started
-  std::string output;  ///< stdout and stderr interleaved; when status is -1, why it could not start
+  int status;              ///< exit status; 128 + signal number when killed; -1 when it could not be started
+  std::string output;      ///< stdout and stderr interleaved; when status is -1, why it could not start
+  bool timed_out = false;  ///< killed (with its process group) after the time limit
 };
+
+/// Limits on the compilers sdfc runs (host, nvcc, hipcc), from the environment:
+/// SDFC_COMPILER_TIMEOUT_S (wall-clock seconds, default 1800) and SDFC_COMPILER_MEMORY_MB (the data
+/// segment of the compiler and the processes it starts, RLIMIT_DATA, default 16384); 0 = no limit.
+/// A bad value is a UserError naming the variable.
+struct CompilerLimits {
+  long timeout_s = 1800;
+  long memory_mb = 16384;
+};
+CompilerLimits compiler_limits();
 
 /// Runs a program without a shell (posix_spawn with `argv`; a bare argv[0] is looked up in PATH),
 /// in `cwd` when not empty, with stdin from /dev/null, and waits for it. Thread-safe.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -292,6 +293,82 @@ TEST_F(BuildTest, CompilerErrorPointsAtTheGeneratedLine) {
     EXPECT_TRUE(fs::exists(fs::path(d.file).parent_path() / "build.log"));
   }
   EXPECT_EQ(entries(), std::set<std::string>{});
+}
+
+/// A fake host compiler: a shell script with `body`, made executable in `dir`.
+std::string fake_compiler(const std::string& dir, const std::string& body) {
+  std::string path = dir + "/fake-c++";
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+std::string build_error(const BuildRequest& req) {
+  try {
+    build_library(req);
+  } catch (const UserError& e) {
+    return e.diagnostic().message;
+  }
+  return "";
+}
+
+TEST_F(BuildTest, AFailedBuildLeavesTheCacheAtOnce) {
+  ScopedEnv tmpdir("TMPDIR", root_);
+  std::string message = build_error(request("broken", "int f() { return undeclared_name; }\n"));
+  ASSERT_NE(message.find("this is an sdfc bug"), std::string::npos) << message;
+  EXPECT_EQ(others(), std::set<std::string>{});  // nothing left in the cache, not even for an hour
+  bool moved = false;
+  for (auto& e : fs::directory_iterator(root_))
+    if (e.path().filename().string().rfind("sdfc-failed-broken-", 0) == 0) {
+      moved = true;
+      EXPECT_TRUE(fs::exists(e.path() / "build.log"));
+      EXPECT_NE(message.find(e.path().string()), std::string::npos) << message;
+    }
+  EXPECT_TRUE(moved);
+}
+
+TEST_F(BuildTest, ATimeLimitStopsTheCompilerAndEverythingItStarted) {
+  // The fake compiler starts a child that would outlive it; both must be gone after the limit.
+  std::string pidfile = root_ + "/child.pid";
+  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "sleep 60 &\necho $! > " + pidfile + "\nwait"));
+  ScopedEnv timeout("SDFC_COMPILER_TIMEOUT_S", "1");
+  auto t0 = std::chrono::steady_clock::now();
+  std::string message = build_error(request("slow"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  EXPECT_NE(message.find("fake-c++ ran longer than the time limit (1 s, SDFC_COMPILER_TIMEOUT_S) and was stopped"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("sdfc bug"), std::string::npos);
+  pid_t child = std::stoi(slurp(pidfile));
+  for (int i = 0; i < 100 && ::kill(child, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_NE(::kill(child, 0), 0) << "the compiler's child survived the time limit";
+}
+
+TEST_F(BuildTest, AMemoryLimitBoundsTheCompiler) {
+  // global_code of `#include "/dev/zero"` made cc1plus grow to 24 GB; with a limit it stops.
+  ScopedEnv memory("SDFC_COMPILER_MEMORY_MB", "256");
+  auto t0 = std::chrono::steady_clock::now();
+  std::string message = build_error(request("zero", "#include \"/dev/zero\"\n"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+  EXPECT_NE(message.find("ran out of memory (its limit: 256 MB, SDFC_COMPILER_MEMORY_MB)"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("sdfc bug"), std::string::npos);
+}
+
+TEST_F(BuildTest, SignalsFullDisksAndBadLimitsAreSaidAsSuch) {
+  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "kill -9 $$"));
+  std::string message = build_error(request("killed"));
+  EXPECT_NE(message.find("fake-c++ was killed by signal 9"), std::string::npos) << message;
+  cxx.set(
+      fake_compiler(root_, "echo 'x.o: fatal error: error writing to /tmp/ccX.s: No space left on device'; exit 1"));
+  message = build_error(request("full"));
+  EXPECT_NE(message.find("the disk is full"), std::string::npos) << message;
+  EXPECT_EQ(message.find("sdfc bug"), std::string::npos);
+  ScopedEnv bad("SDFC_COMPILER_TIMEOUT_S", "soon");
+  message = build_error(request("answer"));
+  EXPECT_NE(message.find("SDFC_COMPILER_TIMEOUT_S must be a whole number >= 0 (0: no limit), got 'soon'"),
+            std::string::npos)
+      << message;
 }
 
 TEST_F(BuildTest, LinkErrorNamesTheProgram) {
