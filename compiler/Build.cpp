@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -323,6 +324,37 @@ void discard_dir(const fs::path& dir, const fs::path& root) {
 bool is_cache_key(const std::string& name) {
   return name.size() == 64 &&
          std::all_of(name.begin(), name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+/// The library's line in an entry's marker: "library <bytes> <CRC-32>" (zlib's CRC-32 of the whole
+/// file), or "" when it cannot be read. The checksum guards against corruption (a truncated or
+/// overwritten library, a flipped bit), not against someone who can write the cache: they could
+/// rewrite the marker too.
+std::string library_checksum(const fs::path& lib) {
+  std::ifstream in(lib, std::ios::binary);
+  if (!in) return "";
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uintmax_t bytes = 0;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(buf), static_cast<uInt>(in.gcount()));
+    bytes += static_cast<std::uintmax_t>(in.gcount());
+  }
+  if (in.bad()) return "";
+  return fmt::format("library {} {:08x}", bytes, crc);
+}
+
+/// Whether a complete entry's library is still the one that was published (its checksum matches
+/// the marker's).
+enum class EntryState { Intact, OlderFormat, Corrupt };
+EntryState entry_state(const fs::path& entry, const std::string& lib_name) {
+  std::ifstream marker(entry / kCompleteMarker);
+  std::string key, line;
+  std::getline(marker, key);
+  std::getline(marker, line);
+  if (line.empty()) return EntryState::OlderFormat;  // published by an sdfc without checksums
+  std::string sum = library_checksum(entry / lib_name);
+  return !sum.empty() && line == sum ? EntryState::Intact : EntryState::Corrupt;
 }
 
 bool is_complete_entry(const fs::path& entry, const std::string& lib_name) {
@@ -888,9 +920,20 @@ BuildResult build_library(const BuildRequest& req) {
   fs::path entry = root / result.cache_key;
   result.library_path = (entry / lib_name).string();
   if (is_complete_entry(entry, lib_name)) {
-    touch(entry);
-    result.cache_hit = true;
-    return result;
+    EntryState state = entry_state(entry, lib_name);
+    if (state == EntryState::Intact) {
+      touch(entry);
+      result.cache_hit = true;
+      return result;
+    }
+    // Truncated, overwritten or flipped (or without a checksum): never load it; rebuild the entry.
+    discard_dir(entry, root);
+    if (state == EntryState::Corrupt)
+      result.note = fmt::format(
+          "the cached library {} did not match its checksum (corrupted or changed since it was built); it was removed "
+          "and "
+          "built again",
+          (entry / lib_name).string());
   }
 
   std::string tmp = make_temp_dir((root / fmt::format("tmp-{}-{}-", result.cache_key, ::getpid())).string());
@@ -902,7 +945,9 @@ BuildResult build_library(const BuildRequest& req) {
   // The marker goes in before the rename: whoever sees the entry sees it complete. Synced, so that a
   // crash right after publishing cannot leave a marker next to a truncated library.
   sync_file(fs::path(tmp) / lib_name);
-  write_file(fs::path(tmp) / kCompleteMarker, result.cache_key + "\n", /*sync=*/true);
+  std::string sum = library_checksum(fs::path(tmp) / lib_name);
+  if (sum.empty()) throw_at(tmp, "cannot read the library just built");
+  write_file(fs::path(tmp) / kCompleteMarker, result.cache_key + "\n" + sum + "\n", /*sync=*/true);
   if (!publish(tmp, entry, root, lib_name)) {
     touch(entry);
     result.cache_hit = true;

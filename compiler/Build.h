@@ -3,11 +3,12 @@
 /// for device code, nvcc or hipcc), through a content-addressed build cache.
 ///
 /// Cache layout: `<cache_dir()>/<key>/` holds `lib<program>.so`, the sources it was built from and a
-/// `complete` marker; `<key>` is the hex SHA-256 of everything that determines the library. An
-/// entry is built in a private `tmp-<key>-<pid>-<random>/` directory and published with one
-/// rename(), so concurrent processes see either no entry or a complete one. After publishing, the
-/// cache is bounded to $SDFC_CACHE_MAX_MB (least recently used entries go first) and build
-/// directories abandoned for more than an hour are removed.
+/// `complete` marker (the key, and the library's size and zlib CRC-32, verified on every hit: a
+/// library that does not match is never loaded; the entry is rebuilt and the result says so); `<key>` is the hex
+/// SHA-256 of everything that determines the library. An entry is built in a private `tmp-<key>-<pid>-<random>/`
+/// directory and published with one rename(), so concurrent processes see either no entry or a complete one. After
+/// publishing, the cache is bounded to $SDFC_CACHE_MAX_MB (least recently used entries go first) and build directories
+/// abandoned for more than an hour are removed.
 #pragma once
 
 #include <string>
@@ -40,6 +41,7 @@ struct BuildResult {
   std::string library_path;  ///< inside the cache entry, or in a private directory when use_cache=false
   bool cache_hit = false;    ///< true when an existing entry was reused (also when another process just built it)
   std::string cache_key;     ///< hex SHA-256
+  std::string note;          ///< something the user should know (a corrupted entry was rebuilt); "" = nothing
 };
 
 /// Compiles and links `req` into a shared library. Throws UserError when the compiler fails: the

@@ -366,6 +366,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     if (output.empty()) return kOk;
     auto built = build_program(program, co, opts.use_cache);
+    if (!built.note.empty()) err << "sdfc compile: note: " << built.note << "\n";
     auto t3 = clock();
     if (time_passes)
       err << fmt::format("build ({}) {:>14.3f} ms\n", built.cache_hit ? "cache hit" : "compiled", ms(t2, t3));

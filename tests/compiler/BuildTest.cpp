@@ -166,6 +166,33 @@ TEST_F(BuildTest, BuildsLoadsAndHitsTheCache) {
   EXPECT_EQ(second.cache_key, first.cache_key);
 }
 
+TEST_F(BuildTest, ACorruptedEntryIsNeverLoadedButRebuilt) {
+  BuildResult first = build_library(request("answer"));
+  fs::path lib = first.library_path;
+  std::string good = slurp(lib.string());
+  // A flipped byte in the middle, then a truncation: each is caught on the next hit.
+  for (int damage = 0; damage < 2; ++damage) {
+    std::string bad = good;
+    if (damage == 0)
+      bad[bad.size() / 2] ^= 0x01;
+    else
+      bad.resize(bad.size() / 3);
+    std::ofstream(lib, std::ios::binary | std::ios::trunc) << bad;
+    BuildResult again = build_library(request("answer"));
+    EXPECT_FALSE(again.cache_hit);
+    EXPECT_NE(again.note.find("did not match its checksum"), std::string::npos) << again.note;
+    EXPECT_EQ(slurp(again.library_path), good);  // rebuilt: the same bytes as the first build
+    EXPECT_EQ(call_answer(again.library_path), 42);
+    EXPECT_TRUE(build_library(request("answer")).cache_hit);  // and trusted again
+  }
+  // An entry published by an sdfc without checksums (the key only) is rebuilt without a note.
+  std::ofstream(fs::path(first.library_path).parent_path() / "complete") << first.cache_key << "\n";
+  BuildResult older = build_library(request("answer"));
+  EXPECT_FALSE(older.cache_hit);
+  EXPECT_EQ(older.note, "");
+  EXPECT_TRUE(build_library(request("answer")).cache_hit);
+}
+
 TEST_F(BuildTest, ChangingSourceFlagsOrKeyMaterialMisses) {
   BuildRequest base = request("answer");
   BuildResult original = build_library(base);
