@@ -287,7 +287,7 @@ std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options
 
 TaskletCheckUnit tasklet_check_unit(const SDFG& sdfg, const CompileOptions& options) {
   Unit unit = UnitBuilder(options).build(sdfg);
-  return {std::move(unit.text), unit.cpp_tasklets};
+  return {std::move(unit.text), unit.cpp_tasklets, !unit.segments.empty()};
 }
 
 #ifndef SDFC_WITH_CLANG
@@ -310,8 +310,9 @@ std::string tasklet_check_identity() {
 TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
                                       const std::string& runtime_include_dir) {
   TaskletCheckResult r;
-  r.cpp_tasklets = UnitBuilder(options).build(sdfg).cpp_tasklets;
-  if (r.cpp_tasklets == 0) return r;
+  Unit unit = UnitBuilder(options).build(sdfg);
+  r.cpp_tasklets = unit.cpp_tasklets;
+  if (unit.segments.empty()) return r;  // no CPP tasklets and no global code: Clang is not started
   if (const ClangPlugin* plugin = clang_plugin()) return plugin->check(sdfg, options, file, runtime_include_dir);
   r.skipped = true;
   return r;
@@ -608,7 +609,7 @@ TaskletCheckResult check_cpp_tasklets(const SDFG& sdfg, const CompileOptions& op
   TaskletCheckResult result;
   Unit unit = UnitBuilder(options).build(sdfg);
   result.cpp_tasklets = unit.cpp_tasklets;
-  if (unit.cpp_tasklets == 0) return result;
+  if (unit.segments.empty()) return result;
 
   std::string resources = resource_dir();
   if (!llvm::sys::fs::exists(resources + "/include/stddef.h"))

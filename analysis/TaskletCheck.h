@@ -37,7 +37,7 @@ namespace sdfc {
 struct TaskletCheckResult {
   std::vector<Diagnostic> errors;  ///< one per problem, in document order; empty = the tasklets pass
   int cpp_tasklets = 0;            ///< CPP tasklets in the program, nested SDFGs included
-  bool skipped = false;            ///< this build has no Clang and the program has CPP tasklets
+  bool skipped = false;            ///< this build has no Clang and the program has CPP tasklets or global code
 };
 
 /// True when sdfc was built with Clang (SDFC_WITH_CLANG=ON), so check_cpp_tasklets parses tasklets.
@@ -57,6 +57,7 @@ std::string tasklet_check_source(const SDFG& sdfg, const CompileOptions& options
 struct TaskletCheckUnit {
   std::string text;
   int cpp_tasklets = 0;
+  bool has_code = false;  ///< CPP tasklets, global_code or code_global: something to parse
 };
 TaskletCheckUnit tasklet_check_unit(const SDFG& sdfg, const CompileOptions& options);
 

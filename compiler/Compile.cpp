@@ -62,7 +62,7 @@ TaskletCheckResult check_tasklets(const SDFG& sdfg, const CompileOptions& option
   TaskletCheckUnit unit = tasklet_check_unit(sdfg, options);
   TaskletCheckResult passed;
   passed.cpp_tasklets = unit.cpp_tasklets;
-  if (unit.cpp_tasklets == 0) return passed;
+  if (!unit.has_code) return passed;
   std::string key = sha256_hex(fmt::format("sdfc {} tasklet check\n{}runtime {} {}\n{}", SDFC_VERSION, identity,
                                            runtime_include_dir(), runtime_hash(), unit.text));
   fs::path marker = fs::path(cache_dir()) / "checks" / key;
@@ -113,7 +113,7 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
     if (!check.errors.empty()) throw InvalidInput(std::move(check.errors));
     if (check.skipped && hooks.notes_to)
       *hooks.notes_to << fmt::format(
-          "{}: note: {} CPP tasklet(s) not checked: this sdfc was built without Clang "
+          "{}: note: {} CPP tasklet(s) (and global code) not checked: this sdfc was built without Clang "
           "(SDFC_WITH_CLANG=OFF)\n",
           file, check.cpp_tasklets);
     return generate(sdfg, options, file);

@@ -56,19 +56,49 @@ class Validator {
   }
 
   void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr,
-                         const std::string& what) {
+                         const std::string& what, bool integer_only = false) {
     // Python and sympy names a condition may use without declaring them.
     static const std::set<std::string> builtins = {"True", "False", "None", "pi",  "e",   "E",
                                                    "inf",  "nan",   "oo",   "zoo", "math"};
     std::set<std::string> free;
     free_symbols(e, free);
-    for (auto& n : free)
+    for (auto& n : free) {
+      if (integer_only && builtins.count(n) && n != "True" && n != "False") {
+        error(ptr, fmt::format("{} uses \"{}\", which is not an integer; subsets index elements", what, n));
+        continue;
+      }
       if (!defined_.count(n) && !scope.count(n) && !builtins.count(n) && n.find('.') == std::string::npos)
         error(ptr,
               fmt::format(
                   "undefined symbol \"{}\" in {}; declare it in the SDFG's symbols, assign it on an interstate edge, "
                   "or (inside a map) make it a map parameter",
                   n, what));
+    }
+  }
+
+  /// The map parameters and dynamic range inputs of map entry `m` and the maps around it.
+  static std::set<std::string> scope_symbols(const Block& st, int m) {
+    std::set<std::string> scope;
+    int n = static_cast<int>(st.nodes.size());
+    for (int hops = 0; m >= 0 && m < n && hops <= n; m = st.node(m).scope_entry, ++hops) {
+      const Node& mn = st.node(m);
+      if (mn.kind != NodeKind::MapEntry) break;
+      scope.insert(mn.map.params.begin(), mn.map.params.end());
+      for (auto& c : mn.in_connectors)
+        if (is_dynamic_range_input(c.name)) scope.insert(c.name);
+    }
+    return scope;
+  }
+
+  /// The innermost map an edge lies in (-1: the state itself): inside a map entry's scope after the
+  /// entry, outside a map after its exit.
+  static int edge_scope(const Block& st, const DataEdge& e) {
+    const Node& src = st.node(e.src);
+    if (src.kind == NodeKind::MapEntry) return e.src;
+    int n = static_cast<int>(st.nodes.size());
+    if (src.kind == NodeKind::MapExit)
+      return src.scope_entry >= 0 && src.scope_entry < n ? st.node(src.scope_entry).scope_entry : -1;
+    return src.scope_entry;
   }
 
   const DataDesc* find_data(const std::string& n) const {
@@ -301,6 +331,21 @@ class Validator {
           error(ep + "/dst_connector",
                 fmt::format("edge enters {} \"{}\" without a connector",
                             dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
+      }
+      // Symbols in subsets: those of the SDFG and the map parameters around the edge.
+      {
+        std::set<std::string> scope = scope_symbols(st, edge_scope(st, e));
+        std::string what = fmt::format("the memlet of \"{}\"", e.memlet.data);
+        auto check_range = [&](const Range& r, const std::string& rp) {
+          for (std::size_t k = 0; k < r.size(); ++k) {
+            std::string dp = rp + "/ranges/" + std::to_string(k);
+            undefined_symbols(r[k].start, scope, dp + "/start", what, true);
+            undefined_symbols(r[k].end, scope, dp + "/end", what, true);
+            undefined_symbols(r[k].step, scope, dp + "/step", what, true);
+          }
+        };
+        if (e.memlet.subset) check_range(*e.memlet.subset, mp + "/subset");
+        if (e.memlet.other_subset) check_range(*e.memlet.other_subset, mp + "/other_subset");
       }
       // DaCe skips its bounds check for memlets marked allow_oob.
       auto oob = e.memlet.extra.find("allow_oob");
