@@ -737,6 +737,11 @@ std::string environmental_failure(const ProcessResult& r, const std::string& com
       says("std::bad_alloc"))
     return fmt::format("{} ran out of memory (its limit: {} MB, SDFC_COMPILER_MEMORY_MB{})", compiler, limits.memory_mb,
                        limits.memory_mb ? "" : " = 0: none, so the machine's");
+  if (says("signal terminated program"))  // gcc's driver: cc1plus (or as, ld) was killed
+    return fmt::format(
+        "a process {} started was killed by a signal (the kernel's out-of-memory killer sends SIGKILL; "
+        "the memory limit is {} MB, SDFC_COMPILER_MEMORY_MB)",
+        compiler, limits.memory_mb);
   if (r.status > 128)
     return fmt::format("{} was killed by signal {} ({}; the kernel's out-of-memory killer sends SIGKILL)", compiler,
                        r.status - 128, strsignal(r.status - 128));

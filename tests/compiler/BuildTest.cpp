@@ -377,7 +377,9 @@ TEST_F(BuildTest, AMemoryLimitBoundsTheCompiler) {
   auto t0 = std::chrono::steady_clock::now();
   std::string message = build_error(request("zero", "#include \"/dev/zero\"\n"));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
-  EXPECT_NE(message.find("ran out of memory (its limit: 256 MB, SDFC_COMPILER_MEMORY_MB)"), std::string::npos)
+  // cc1plus stops at the limit; on a machine short of memory the kernel may kill it first.
+  EXPECT_TRUE(message.find("ran out of memory (its limit: 256 MB, SDFC_COMPILER_MEMORY_MB)") != std::string::npos ||
+              message.find("was killed by a signal") != std::string::npos)
       << message;
   EXPECT_EQ(message.find("sdfc bug"), std::string::npos);
 }
