@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "codegen/Codegen.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
-#include "codegen/Codegen.h"
 #include "passes/Pipeline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
