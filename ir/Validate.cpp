@@ -31,8 +31,9 @@ class Validator {
  private:
   std::unordered_map<std::string, const DataDesc*> data_;
 
-  std::set<std::string> defined_;  ///< names the SDFG being validated defines (sdfg_body)
-  std::string sdfg_ptr_;           ///< the JSON pointer of the SDFG being validated ("" = the root)
+  std::set<std::string> defined_;                     ///< names the SDFG being validated defines (sdfg_body)
+  std::map<std::string, DType> non_integer_symbols_;  ///< its float (and other non-integer) symbols
+  std::string sdfg_ptr_;                              ///< the JSON pointer of the SDFG being validated ("" = the root)
 
   /// A node as messages name it: its label, or for an access node without one its data.
   static const std::string& node_name(const Node& n) {
@@ -66,6 +67,15 @@ class Validator {
       if (integer_only && builtins.count(n) && n != "True" && n != "False") {
         error(ptr, fmt::format("{} uses \"{}\", which is not an integer; subsets index elements", what, n));
         continue;
+      }
+      if (integer_only && !scope.count(n)) {
+        auto t = non_integer_symbols_.find(n);
+        if (t != non_integer_symbols_.end()) {
+          error(ptr, fmt::format("{} uses symbol \"{}\" of type {}; sizes, ranges and subsets need integer symbols: "
+                                 "declare it with an integer type",
+                                 what, n, to_string(t->second)));
+          continue;
+        }
       }
       if (!defined_.count(n) && !scope.count(n) && !builtins.count(n) && n.find('.') == std::string::npos)
         error(ptr,
@@ -140,6 +150,10 @@ class Validator {
     // control flow, which a file that compiles respects).
     std::set<std::string> saved_defined;
     saved_defined.swap(defined_);
+    std::map<std::string, DType> saved_non_integer;
+    saved_non_integer.swap(non_integer_symbols_);
+    for (auto& [n, t] : s.symbols)
+      if (!is_integer(t) && t != DType::Bool) non_integer_symbols_[n] = t;
     std::string saved_ptr = sdfg_ptr_;
     sdfg_ptr_ = ptr;
     for (auto& [n, t] : s.symbols) defined_.insert(n);
@@ -148,10 +162,16 @@ class Validator {
     for (auto& [n, d] : s.arrays) {
       std::string p = ptr + "/attributes/_arrays/" + pointer_token(n) + "/attributes/shape/";
       for (std::size_t i = 0; i < d.shape.size(); ++i)
-        undefined_symbols(d.shape[i], {}, p + std::to_string(i), "the shape of \"" + n + "\"");
+        undefined_symbols(d.shape[i], {}, p + std::to_string(i), "the shape of \"" + n + "\"", true);
+      std::string ap = ptr + "/attributes/_arrays/" + pointer_token(n) + "/attributes/";
+      for (std::size_t i = 0; i < d.strides.size(); ++i)
+        undefined_symbols(d.strides[i], {}, ap + "strides/" + std::to_string(i), "the strides of \"" + n + "\"", true);
+      for (std::size_t i = 0; i < d.offset.size(); ++i)
+        undefined_symbols(d.offset[i], {}, ap + "offset/" + std::to_string(i), "the offset of \"" + n + "\"", true);
     }
     region(s, s.root, ptr);
     defined_.swap(saved_defined);
+    non_integer_symbols_.swap(saved_non_integer);
     sdfg_ptr_ = saved_ptr;
   }
 
@@ -265,9 +285,9 @@ class Validator {
           std::string rp = np + "/attributes/range/ranges/" + std::to_string(k);
           const RangeDim& r = nd.map.range[k];
           std::string what = fmt::format("the range of map \"{}\"", nd.map.label);
-          undefined_symbols(r.start, scope, rp + "/start", what);
-          undefined_symbols(r.end, scope, rp + "/end", what);
-          undefined_symbols(r.step, scope, rp + "/step", what);
+          undefined_symbols(r.start, scope, rp + "/start", what, true);
+          undefined_symbols(r.end, scope, rp + "/end", what, true);
+          undefined_symbols(r.step, scope, rp + "/step", what, true);
         }
         for (std::size_t d = 0; d < nd.map.range.size(); ++d) {
           auto step = as_constant(nd.map.range[d].step);
@@ -331,6 +351,17 @@ class Validator {
           error(ep + "/dst_connector",
                 fmt::format("edge enters {} \"{}\" without a connector",
                             dst.kind == NodeKind::Tasklet ? "tasklet" : "nested SDFG", dst.label));
+      }
+      // Data passed to a nested SDFG is passed by pointer: the element types must agree.
+      for (auto [node, conn, key] :
+           {std::tuple{&dst, &e.dst_conn, "dst_connector"}, {&src, &e.src_conn, "src_connector"}}) {
+        if (node->kind != NodeKind::NestedSDFG || !*conn || !desc || !node->sdfg) continue;
+        const DataDesc* inner = node->sdfg->find_data(**conn);
+        if (inner && inner->dtype != desc->dtype)
+          error(ep + "/" + key,
+                fmt::format("connector \"{}\" of nested SDFG \"{}\" is {} inside, but the memlet's data \"{}\" is {}; "
+                            "nested SDFGs receive pointers, so the element types must match",
+                            **conn, node->sdfg->name, to_string(inner->dtype), e.memlet.data, to_string(desc->dtype)));
       }
       // Symbols in subsets: those of the SDFG and the map parameters around the edge.
       {

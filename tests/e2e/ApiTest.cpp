@@ -139,6 +139,17 @@ TEST(Api, InitFailuresAreReportedThroughTheCAbi) {
   EXPECT_EQ(exit_fn(ok), 0);
 }
 
+TEST(Api, Float16DataIsRefusedNamingTheContainer) {
+  // A mutant with a float16 container reached the C++ compiler ("dace::float16" is not declared).
+  SDFGBuilder b("half");
+  b.symbol("N").array("A", DType::Float16, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {}, "o = 1.0", {{"o", "A[i]"}});
+  EXPECT_EQ(
+      error_of([&] { Program::compile_string(write_sdfg(*b.build())); }),
+      "<string>: /attributes/_arrays/A/attributes/dtype: error: data \"A\" is float16, which sdfc does not support "
+      "yet; use float32");
+}
+
 TEST(Api, InvalidInputListsEveryProblem) {
   Json j = load_json("small.sdfg");
   j["nodes"][0]["nodes"][4]["attributes"]["data"] = "C";
