@@ -15,6 +15,7 @@
 #include "ir/Dump.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
+#include "passes/Legalize.h"
 
 #ifndef SDFC_VERSION
 #define SDFC_VERSION "0.0.0"
@@ -183,8 +184,8 @@ class Generator {
 
   void begin_state(const Block& st, const std::string& ptr) {
     for (std::size_t i = 0; i < st.edges.size(); ++i)
-      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
-        unsupported(ptr + "/edges/" + std::to_string(i), edge_role_problem(st, st.edges[i]));
+      SDFC_ASSERT(edge_role(st, st.edges[i]) != EdgeRole::Unsupported,
+                  "edge role not legalized: " + ptr + "/edges/" + std::to_string(i));
     ledger_[&st] = Ledger{ptr, std::vector<int>(st.nodes.size(), 0), std::vector<int>(st.edges.size(), 0)};
   }
   void lowered(const Block& st, int node) { ++ledger_.at(&st).nodes.at(static_cast<std::size_t>(node)); }
@@ -403,11 +404,7 @@ class Generator {
         continue;
       }
       if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
-        if (!c.root)
-          unsupported(dp + "/attributes/lifetime",
-                      fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
-                                  "move it to the top-level SDFG",
-                                  to_string(d.lifetime), name));
+        SDFC_ASSERT(c.root, "nested Persistent/External transient not legalized: " + dp);
         w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name),
                            to_string(d.lifetime)));
         continue;
@@ -642,9 +639,7 @@ class Generator {
       }
       case BlockKind::Break:
       case BlockKind::Continue:
-        if (c.loop_depth == 0)
-          unsupported(ptr, fmt::format("{} block \"{}\" is not inside a LoopRegion",
-                                       b.kind == BlockKind::Break ? "break" : "continue", b.label));
+        SDFC_ASSERT(c.loop_depth > 0, "break/continue outside a loop not legalized: " + ptr);
         w.line(b.kind == BlockKind::Break ? "break;" : "continue;");
         break;
       case BlockKind::Return:
@@ -771,10 +766,7 @@ class Generator {
     const MapInfo& m = n.map;
     std::string np = ptr + "/nodes/" + std::to_string(id);
     lowered_scope(st, id);
-    if (is_gpu_schedule(m.schedule) && !gpu_)
-      unsupported(
-          np + "/attributes/schedule",
-          fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip", m.label, to_string(m.schedule)));
+    SDFC_ASSERT(gpu_ || !is_gpu_schedule(m.schedule), "GPU schedule on the cpu not legalized: " + np);
     if (m.schedule == ScheduleType::GPU_Device && !c.in_kernel) {
       emit_kernel(c, st, ptr, id, w);
       return;
@@ -1237,14 +1229,9 @@ class Generator {
     for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
     for (int e = n.scope_entry; e >= 0; e = st.node(e).scope_entry)
       for (auto& d : dynamic_range_inputs(*c.sdfg, st, e)) scope.symbols[d.name] = d.type;
-    for (auto& conn : n.in_connectors)
-      if (!is_identifier(conn.name))
-        unsupported(np + "/attributes/in_connectors/" + pointer_token(conn.name),
-                    fmt::format("connector name \"{}\" is not a C identifier", conn.name));
-    for (auto& conn : n.out_connectors)
-      if (!is_identifier(conn.name))
-        unsupported(np + "/attributes/out_connectors/" + pointer_token(conn.name),
-                    fmt::format("connector name \"{}\" is not a C identifier", conn.name));
+    for (auto* list : {&n.in_connectors, &n.out_connectors})
+      for (auto& conn : *list)
+        SDFC_ASSERT(is_identifier(conn.name), "connector name not legalized: " + np + " " + conn.name);
 
     // Connector bindings: (C++ declaration type, connector, the access it binds to).
     struct Binding {
@@ -1271,6 +1258,7 @@ class Generator {
       } else {
         ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
         scope.layouts[in.name] = layout(c, e->memlet.data, r);
+        scope.pointers.insert(in.name);
       }
     }
     for (auto& out : n.out_connectors) {
@@ -1281,15 +1269,12 @@ class Generator {
       DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
       scope.outputs[out.name] = t;
       const Range& r = *e->memlet.subset;
-      bool by_value = single_element(r) && !(e->memlet.dynamic && !e->memlet.wcr);
-      if (!by_value && es.size() > 1)
-        unsupported(np + "/attributes/out_connectors/" + pointer_token(out.name),
-                    fmt::format("output connector \"{}\" of tasklet \"{}\" has {} edges but binds a {}; only a "
-                                "single-element output may fan out to several edges",
-                                out.name, n.label, es.size(), single_element(r) ? "dynamic reference" : "pointer"));
+      SDFC_ASSERT(output_bound_by_value(e->memlet, r) || es.size() == 1,
+                  "output fan-out of a pointer or reference not legalized: " + np + " " + out.name);
       if (!single_element(r)) {
         outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
         scope.layouts[out.name] = layout(c, e->memlet.data, r);
+        scope.pointers.insert(out.name);
         continue;
       }
       if (e->memlet.dynamic && !e->memlet.wcr) {
@@ -1359,9 +1344,7 @@ class Generator {
                               const std::string& np, CodeWriter& w) {
     for (auto& d : dyn) {
       lowered(st, *d.edge, EdgeRole::DynamicRangeInput);
-      if (!is_identifier(d.name))
-        unsupported(np + "/attributes/in_connectors/" + pointer_token(d.name),
-                    fmt::format("connector name \"{}\" is not a C identifier", d.name));
+      SDFC_ASSERT(is_identifier(d.name), "connector name not legalized: " + np + " " + d.name);
       w.line(fmt::format("const {} {} = {};  // dynamic map range input", ctype(d.type), ident(d.name),
                          element(c, d.edge->memlet.data, starts(*d.edge->memlet.subset), np)));
     }
@@ -1599,32 +1582,9 @@ class Generator {
   }
 };
 
-/// float16 data has no C++ type in sdfc's runtime yet: an error naming the container, for the
-/// SDFG and every nested one (mutants with a float16 dtype reached the C++ compiler).
-static void refuse_float16(const SDFG& g, const std::string& ptr, const std::string& file) {
-  for (auto& [n, d] : g.arrays)
-    if (d.dtype == DType::Float16)
-      throw UserError(
-          Diagnostic{file, ptr + "/attributes/_arrays/" + pointer_token(n) + "/attributes/dtype", 0, 0,
-                     fmt::format("data \"{}\" is float16, which sdfc does not support yet; use float32", n)});
-  std::function<void(const Block&, const std::string&)> walk = [&](const Block& b, const std::string& bp) {
-    for (std::size_t i = 0; i < b.nodes.size(); ++i)
-      if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->sdfg)
-        refuse_float16(*b.nodes[i]->sdfg, bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg", file);
-    for (std::size_t i = 0; i < b.blocks.size(); ++i) walk(*b.blocks[i], bp + "/nodes/" + std::to_string(i));
-    for (std::size_t k = 0; k < b.branches.size(); ++k)
-      walk(*b.branches[k].second, bp + "/branches/" + std::to_string(k) + "/1");
-  };
-  walk(g.root, ptr);
-}
-
 GeneratedProgram Generator::run() {
-  refuse_float16(root_, "", file_);
-  if (!is_identifier(name_) || name_.rfind("__", 0) == 0)
-    unsupported("/attributes/name",
-                fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
-                            "DaCe requires for its entry points",
-                            name_));
+  // legalize refused what follows from here on as user errors (passes/Legalize.h).
+  SDFC_ASSERT(is_identifier(name_) && name_.rfind("__", 0) != 0, "SDFG name not legalized: " + name_);
   Signature sig = signature(root_);
   std::string st = state_type();
 
@@ -1634,19 +1594,7 @@ GeneratedProgram Generator::run() {
     if (!d.transient) continue;
     if (d.lifetime == Lifetime::Persistent) persistent.emplace_back(n, &d);
     if (d.lifetime == Lifetime::External) external.emplace_back(n, &d);
-    if (d.lifetime == Lifetime::Global)
-      unsupported("/attributes/_arrays/" + pointer_token(n) + "/attributes/lifetime",
-                  fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
-  }
-  for (auto& [n, d] : persistent) {
-    std::set<std::string> used;
-    free_symbols(d->total_size, used);
-    for (auto& s : used)
-      if (std::find(sig.init_symbols.begin(), sig.init_symbols.end(), s) == sig.init_symbols.end())
-        unsupported("/attributes/_arrays/" + pointer_token(n),
-                    fmt::format("persistent transient \"{}\" has a size that depends on \"{}\", which is not a free "
-                                "symbol of the program",
-                                n, s));
+    SDFC_ASSERT(d.lifetime != Lifetime::Global, "Global lifetime not legalized: " + n);
   }
 
   // The program body.

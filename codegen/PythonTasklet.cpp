@@ -673,6 +673,11 @@ class Translator {
 
   Value name_value(const ExprNode& e) {
     if (auto it = temps_.find(e.name); it != temps_.end()) return {it->second.cpp_name, kPrimary, it->second.type};
+    if (scope_.pointers.count(e.name))
+      fail(
+          fmt::format("connector '{}' is used as a single value in {}, but its memlet binds {} (it moves more than "
+                      "one element, or is dynamic); subscript it ('{}[0]', '{}[i]') or make the memlet one element",
+                      e.name, where(), "a pointer", e.name, e.name));
     for (const auto* names : {&scope_.inputs, &scope_.outputs, &scope_.symbols})
       if (auto it = names->find(e.name); it != names->end()) return {e.name, kPrimary, it->second};
     auto [module, base] = split_module(e.name);

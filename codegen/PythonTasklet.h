@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct TaskletScope {
     std::vector<std::string> all, moving;
   };
   std::map<std::string, Layout> layouts;
+  /// Connectors bound to a pointer (with or without a layout): the code must subscript them; a
+  /// bare use would read or replace the pointer, not an element.
+  std::set<std::string> pointers;
 };
 
 /// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,

@@ -121,12 +121,16 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
 
   -o OUT                  OUT.dot: the DOT text ("-": standard output); OUT.svg: rendered with
                           Graphviz's dot program (apt-get install graphviz). Written atomically.
-  --after=PASS            stop after pass PASS (normalize, transient-lifetimes, stream-assignment,
-                          synchronization, pool-legality, workspace-layout, external-sync), or
-                          "none" for the SDFG as read;
+  --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
+                          SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
   --target, --transients, --gpu-streams, --gpu-arch   as for sdfc compile (they decide the passes)
 )";
+
+/// dot's help with the pipeline's passes, listed from the pipeline itself.
+std::string dot_help() {
+  return kDotHelp + fmt::format("\npasses, in order: {}\n", fmt::join(pass_names(), ", "));
+}
 
 const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
 
@@ -429,7 +433,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << kDotHelp;
+        out << dot_help();
         return kOk;
       }
       if (parse_option(args, i, opts)) continue;
@@ -456,7 +460,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       throw UsageError(
           fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
   } catch (const UsageError& e) {
-    err << "sdfc dot: " << e.what() << "\n" << kDotHelp;
+    err << "sdfc dot: " << e.what() << "\n" << dot_help();
     return kUsage;
   }
   auto sdfg = load(file, err);
@@ -468,7 +472,11 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       run_pipeline(*sdfg, to_compile(opts), hooks);
     }
   } catch (const UserError& e) {
-    report(err, e.diagnostics());
+    std::vector<Diagnostic> ds = e.diagnostics();
+    for (auto& d : ds)
+      if (d.file.empty()) d.file = file;  // passes know the JSON pointer, not the file
+    report(err, ds);
+    err << "sdfc dot: note: the passes refused the program; `--after none` draws the SDFG as the file has it\n";
     return kInvalid;
   }
   std::string text = write_dot(*sdfg);
@@ -652,7 +660,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else if (rest[0] == "run")
         out << kRunHelp << kOptionsHelp;
       else if (rest[0] == "dot")
-        out << kDotHelp;
+        out << dot_help();
       else {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;

@@ -118,9 +118,10 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
           file, check.cpp_tasklets);
     return generate(sdfg, options, file);
   } catch (const UserError& e) {
-    Diagnostic d = e.diagnostic();
-    if (d.file.empty()) d.file = file;  // passes know the JSON pointer, not the file
-    throw InvalidInput({d});
+    std::vector<Diagnostic> ds = e.diagnostics();
+    for (auto& d : ds)
+      if (d.file.empty()) d.file = file;  // passes know the JSON pointer, not the file
+    throw InvalidInput(std::move(ds));
   }
 }
 

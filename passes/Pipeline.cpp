@@ -7,6 +7,7 @@
 #include "ir/Dump.h"
 #include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
+#include "passes/Legalize.h"
 #include "passes/Normalize.h"
 #include "passes/PoolLegality.h"
 #include "passes/StreamAssignment.h"
@@ -34,6 +35,9 @@ const std::vector<Pass>& passes() {
       {"transient-lifetimes", assign_transient_lifetimes},
       // streams before synchronization: the waits depend on which work runs where.
       {"stream-assignment", assign_streams},
+      // after transient-lifetimes (which lifts what it can out of nested SDFGs) and before any
+      // pass that plans synchronization or memory for constructs the code generator cannot print.
+      {"legalize", legalize},
       {"synchronization", synchronize},
       // after synchronization (DESIGN.md puts it before): sdfc orders pooled blocks with the same
       // events as everything else, so only the finished schedule tells what is unsafe.

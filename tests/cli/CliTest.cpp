@@ -388,7 +388,7 @@ TEST(Dot, UsageAndEnvironmentErrors) {
   std::string svg = tmp_path("nodot.svg");
   std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
   ::setenv("PATH", "/nonexistent-sdfc-test", 1);
-  auto r = run({"dot", in, "-o", svg});
+  auto r = run({"dot", in, "--after=none", "-o", svg});
   ::setenv("PATH", path.c_str(), 1);
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("Graphviz's dot program was not found in PATH"), std::string::npos) << r.err;

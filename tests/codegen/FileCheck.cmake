@@ -1,5 +1,9 @@
 # Generated-code regression tests in LLVM FileCheck style.
 #
+# Pass tests (MLIR style) live in tests/passes (<pass>_<what>.sdfg/.check): FileCheck over the IR that
+# `--print-after=PASS` prints (// STDOUT) or over a pass's diagnostics (// EXPECT-ERROR); they are
+# named filecheck.passes.<name>.
+#
 # Each test is a pair tests/codegen/cpu/<name>.sdfg (a small hand-written SDFG) and
 # tests/codegen/cpu/<name>.check (the FileCheck directives for the generated <program>.cpp, or for
 # sdfc's stderr when the check file starts with `// EXPECT-ERROR`). run_filecheck.sh runs
@@ -14,7 +18,8 @@ if(NOT SDFC_FILECHECK OR NOT SDFC_BASH)
   message(STATUS "FileCheck (or bash) not found: the filecheck.* generated-code tests are not added")
 else()
   set(_sdfc_fc_dir "${CMAKE_CURRENT_LIST_DIR}")
-  file(GLOB _sdfc_fc_checks CONFIGURE_DEPENDS "${_sdfc_fc_dir}/cpu/*.check" "${_sdfc_fc_dir}/cuda/*.check" "${_sdfc_fc_dir}/hip/*.check")
+  file(GLOB _sdfc_fc_checks CONFIGURE_DEPENDS "${_sdfc_fc_dir}/cpu/*.check" "${_sdfc_fc_dir}/cuda/*.check" "${_sdfc_fc_dir}/hip/*.check"
+       "${_sdfc_fc_dir}/../passes/*.check")
   list(SORT _sdfc_fc_checks)
   foreach(_check IN LISTS _sdfc_fc_checks)
     get_filename_component(_stem "${_check}" NAME_WLE)

@@ -22,7 +22,11 @@ constexpr DType kBool = DType::Bool;
 const char* const kPointer = "/nodes/0/nodes/3";
 
 TaskletScope scope(Types inputs, Types outputs, Types symbols = {}) {
-  return TaskletScope{std::move(inputs), std::move(outputs), std::move(symbols)};
+  TaskletScope s;
+  s.inputs = std::move(inputs);
+  s.outputs = std::move(outputs);
+  s.symbols = std::move(symbols);
+  return s;
 }
 
 // The usual test scope: float64 inputs x, y, z; int32 inputs a, b; outputs o (float64), k (int32),
@@ -437,6 +441,22 @@ TEST(PythonTasklet, ErrorSubscripts) {
   EXPECT_EQ(message_of("o = A[i, j, 0]", s),
             "subscript 'A[i, j, 0]' in tasklet line 1 has 3 indices, but the memlet of connector 'A' has 2 "
             "dimension(s), 2 of them of more than one element");
+}
+
+/// A connector bound to a pointer (a memlet of several elements, or a dynamic input) must be
+/// subscripted: a bare use would read or replace the pointer (a mutant whose memlet grew from one
+/// element to a range reached the C++ compiler as "cannot convert 'const double*' to 'double'").
+TEST(PythonTasklet, PointerConnectorsMustBeSubscripted) {
+  TaskletScope s = scope({{"A", kF64}}, {{"o", kF64}, {"B", kF64}}, {{"i", kI64}});
+  s.layouts["A"] = {{"1"}, {"1"}};
+  s.pointers = {"A", "B"};
+  EXPECT_EQ(translate("o = A[i]", s), "o = A[i];\n");
+  EXPECT_EQ(translate("B[i] = A[0] + 1.0", s), "B[i] = A[0] + 1.0;\n");
+  EXPECT_EQ(message_of("o = A + 1.0", s),
+            "connector 'A' is used as a single value in tasklet line 1, but its memlet binds a pointer (it moves "
+            "more than one element, or is dynamic); subscript it ('A[0]', 'A[i]') or make the memlet one element");
+  EXPECT_NE(message_of("B = 2.0", s).find("connector 'B' is used as a single value"), std::string::npos);
+  EXPECT_NE(message_of("B += 2.0", s).find("connector 'B' is used as a single value"), std::string::npos);
 }
 
 // ---- the runtime helpers the statements call: Python semantics ------------------------------

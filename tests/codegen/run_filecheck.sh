@@ -9,6 +9,8 @@
 # Directives in the leading comment lines of the check file (before the first CHECK line):
 #   // ARGS: <args...>    extra arguments for sdfc compile (split on whitespace)
 #   // EXPECT-ERROR       sdfc compile must fail with exit code 1; FileCheck then reads its stderr
+#   // STDOUT             FileCheck reads sdfc's standard output (the IR that --print-after=PASS
+#                         prints), not the generated source
 #
 # Exit status: FileCheck's status, or 1 (with a message) when sdfc does not behave as expected,
 # 2 on usage errors.
@@ -38,6 +40,7 @@ fi
 
 # Leading directives.
 expect_error=0
+check_stdout=0
 while IFS= read -r line || [ -n "$line" ]; do
   case "$line" in
     "// ARGS:"*)
@@ -45,6 +48,7 @@ while IFS= read -r line || [ -n "$line" ]; do
       extra+=("${words[@]}")
       ;;
     "// EXPECT-ERROR"*) expect_error=1 ;;
+    "// STDOUT"*) check_stdout=1 ;;
     *CHECK*) break ;;
     "//"* | "") ;;
     *) break ;;
@@ -78,6 +82,11 @@ if [ "$rc" -ne 0 ]; then
   echo "--- sdfc stderr:" >&2
   cat "$tmp/stderr" >&2
   exit 1
+fi
+
+if [ "$check_stdout" = 1 ]; then
+  "$filecheck" "$check" --input-file "$tmp/stdout"
+  exit $?
 fi
 
 shopt -s nullglob

@@ -147,7 +147,19 @@ TEST(Api, Float16DataIsRefusedNamingTheContainer) {
   EXPECT_EQ(
       error_of([&] { Program::compile_string(write_sdfg(*b.build())); }),
       "<string>: /attributes/_arrays/A/attributes/dtype: error: data \"A\" is float16, which sdfc does not support "
-      "yet; use float32");
+      "yet; use float32\n"
+      "<string>: /nodes/0/nodes/2/attributes/out_connectors/o: error: connector \"o\" of tasklet \"t\" is float16, "
+      "which sdfc does not support yet; use float32");
+}
+
+TEST(Api, ComplexDataIsRefusedUntilIssue15) {
+  // A mutant with a complex128 transient reached the C++ compiler ("complex128" is not a member of "dace").
+  SDFGBuilder b("cplx");
+  b.symbol("N").array("A", DType::Float64, {"N"}).scalar("z", DType::Complex128, true);
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {}, "o = 1.0", {{"o", "A[i]"}});
+  EXPECT_EQ(error_of([&] { Program::compile_string(write_sdfg(*b.build())); }),
+            "<string>: /attributes/_arrays/z/attributes/dtype: error: data \"z\" is complex128, which sdfc does not "
+            "support yet; complex numbers are not supported yet (issue 15)");
 }
 
 TEST(Api, InvalidInputListsEveryProblem) {

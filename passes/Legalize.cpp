@@ -1,0 +1,169 @@
+#include "passes/Legalize.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/CodeWriter.h"
+#include "ir/Diagnostic.h"
+#include "ir/Memlets.h"
+#include "ir/Signature.h"
+#include "ir/Walk.h"
+
+namespace sdfc {
+
+bool output_bound_by_value(const Memlet& m, const Range& r) {
+  for (auto& d : r)
+    if (!equal(simplify(d.start), simplify(d.end))) return false;
+  return !(m.dynamic && !m.wcr);
+}
+
+namespace {
+
+bool unsupported_dtype(DType t) {
+  return t == DType::Float16 || t == DType::Complex64 || t == DType::Complex128;
+}
+
+std::string dtype_advice(DType t) {
+  return t == DType::Float16 ? "use float32" : "complex numbers are not supported yet (issue 15)";
+}
+
+class Legalizer {
+ public:
+  Legalizer(const CompileOptions& options) : options_(options) {}
+  std::vector<Diagnostic> diags;
+
+  void run(const SDFG& root) {
+    program_name(root);
+    persistent_sizes(root);
+    walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) { sdfg(s, ptr, &s == &root); });
+  }
+
+ private:
+  const CompileOptions& options_;
+
+  void error(const std::string& ptr, std::string message) {
+    diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
+  }
+
+  void program_name(const SDFG& root) {
+    if (!is_identifier(root.name) || root.name.rfind("__", 0) == 0)
+      error("/attributes/name", fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
+                                            "DaCe requires for its entry points",
+                                            root.name));
+  }
+
+  /// Persistent transients are allocated by `__dace_init`, which knows only the program's free symbols.
+  void persistent_sizes(const SDFG& root) {
+    Signature sig = signature(root);
+    std::set<std::string> init(sig.init_symbols.begin(), sig.init_symbols.end());
+    for (auto& [n, d] : root.arrays) {
+      if (!d.transient || d.lifetime != Lifetime::Persistent) continue;
+      std::set<std::string> used;
+      free_symbols(d.total_size, used);
+      for (auto& s : used)
+        if (!init.count(s))
+          error(walk::data_pointer("", n),
+                fmt::format("persistent transient \"{}\" has a size that depends on \"{}\", which is not a free "
+                            "symbol of the program",
+                            n, s));
+    }
+  }
+
+  void sdfg(const SDFG& s, const std::string& ptr, bool root) {
+    for (auto& [n, d] : s.arrays) data(n, d, walk::data_pointer(ptr, n), root);
+    for (auto& [n, t] : s.symbols)
+      if (unsupported_dtype(t))
+        error(
+            ptr + "/attributes/symbols/" + pointer_token(n),
+            fmt::format("symbol \"{}\" is {}, which sdfc does not support yet; {}", n, to_string(t), dtype_advice(t)));
+    control_flow(s.root, ptr, 0);
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(st, sp); });
+  }
+
+  void data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
+    if (unsupported_dtype(d.dtype))
+      error(dp + "/attributes/dtype", fmt::format("data \"{}\" is {}, which sdfc does not support yet; {}", n,
+                                                  to_string(d.dtype), dtype_advice(d.dtype)));
+    if (!d.transient) return;
+    if (d.lifetime == Lifetime::Global)
+      error(dp + "/attributes/lifetime",
+            fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
+    if (!root && (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External))
+      error(dp + "/attributes/lifetime", fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
+                                                     "move it to the top-level SDFG",
+                                                     to_string(d.lifetime), n));
+  }
+
+  /// Break and continue need a LoopRegion of their own SDFG around them.
+  void control_flow(const Block& b, const std::string& ptr, int loops) {
+    if ((b.kind == BlockKind::Break || b.kind == BlockKind::Continue) && loops == 0)
+      error(ptr, fmt::format("{} block \"{}\" is not inside a LoopRegion",
+                             b.kind == BlockKind::Break ? "break" : "continue", b.label));
+    int inner = loops + (b.kind == BlockKind::Loop ? 1 : 0);
+    for (std::size_t i = 0; i < b.blocks.size(); ++i) control_flow(*b.blocks[i], walk::block_pointer(ptr, i), inner);
+    for (std::size_t k = 0; k < b.branches.size(); ++k)
+      control_flow(*b.branches[k].second, walk::branch_pointer(ptr, k), inner);
+  }
+
+  void connectors(const Node& n, const std::string& np) {
+    for (auto* list : {&n.in_connectors, &n.out_connectors}) {
+      const char* side = list == &n.in_connectors ? "in_connectors" : "out_connectors";
+      for (auto& c : *list) {
+        std::string cp = np + "/attributes/" + side + "/" + pointer_token(c.name);
+        if (c.dtype && unsupported_dtype(*c.dtype))
+          error(cp, fmt::format("connector \"{}\" of {} \"{}\" is {}, which sdfc does not support yet; {}", c.name,
+                                to_string(n.kind), n.label, to_string(*c.dtype), dtype_advice(*c.dtype)));
+        bool named_in_code = n.kind == NodeKind::Tasklet ||
+                             (n.kind == NodeKind::MapEntry && side[0] == 'i' && is_dynamic_range_input(c.name));
+        if (named_in_code && !is_identifier(c.name))
+          error(cp, fmt::format("connector name \"{}\" is not a C identifier", c.name));
+      }
+    }
+  }
+
+  void state(const Block& st, const std::string& sp) {
+    for (std::size_t i = 0; i < st.edges.size(); ++i)
+      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
+        error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
+    for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+      const Node& n = *st.nodes[i];
+      std::string np = walk::node_pointer(sp, i);
+      connectors(n, np);
+      if (n.kind == NodeKind::MapEntry && is_gpu_schedule(n.map.schedule) && options_.target == Target::CPU)
+        error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
+                                                       n.map.label, to_string(n.map.schedule)));
+      if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
+    }
+  }
+
+  /// Only an output written by value after the tasklet can be written to several edges.
+  void output_fan_out(const Block& st, int id, const Node& n, const std::string& np) {
+    for (auto& out : n.out_connectors) {
+      std::vector<const DataEdge*> es;
+      for (auto& e : st.edges)
+        if (e.src == id && e.src_conn && *e.src_conn == out.name) es.push_back(&e);
+      if (es.size() < 2 || es[0]->memlet.data.empty() || !es[0]->memlet.subset) continue;
+      const Range& r = *es[0]->memlet.subset;
+      if (output_bound_by_value(es[0]->memlet, r)) continue;
+      bool single = true;
+      for (auto& d : r) single &= equal(simplify(d.start), simplify(d.end));
+      error(np + "/attributes/out_connectors/" + pointer_token(out.name),
+            fmt::format("output connector \"{}\" of tasklet \"{}\" has {} edges but binds a {}; only a "
+                        "single-element output may fan out to several edges",
+                        out.name, n.label, es.size(), single ? "dynamic reference" : "pointer"));
+    }
+  }
+};
+
+}  // namespace
+
+void legalize(SDFG& sdfg, const CompileOptions& options) {
+  Legalizer l(options);
+  l.run(sdfg);
+  if (!l.diags.empty()) throw UserError(std::move(l.diags));
+}
+
+}  // namespace sdfc

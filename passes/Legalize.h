@@ -1,0 +1,37 @@
+/// \file
+/// `legalize`: refuses, before any code is printed, what the code generator cannot print — every
+/// construct sdfc does not support yet that validation (which checks the file against DaCe's
+/// rules) lets through. Each refusal is a diagnostic with the construct's JSON pointer; all of
+/// them are reported at once. After this pass the code generator treats these conditions as
+/// internal invariants (SDFC_ASSERT), not as user errors.
+///
+/// Refused (in the SDFG and every nested one):
+///  - float16, complex64 and complex128 in data, connectors and symbols (no C++ types in sdfc's
+///    runtime yet; complex numbers are issue 15);
+///  - an SDFG name that is not a C identifier or starts with `__` (DaCe's entry points are named
+///    after it);
+///  - transients with Global lifetime; Persistent and External transients inside nested SDFGs
+///    (after transient-lifetimes lifted what it could); a Persistent transient whose size depends
+///    on a symbol that is not a free symbol of the program (it is allocated at init);
+///  - break and continue blocks outside a LoopRegion of their SDFG;
+///  - GPU schedules on the cpu target;
+///  - connector names that are not C identifiers (tasklets, dynamic map range inputs);
+///  - a tasklet output connector bound as a pointer or a reference that fans out to several edges;
+///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h).
+/// Runs after stream-assignment (lifetimes and the streams of copies are decided) and before
+/// synchronization.
+#pragma once
+
+#include "ir/SDFG.h"
+#include "passes/Options.h"
+
+namespace sdfc {
+
+void legalize(SDFG& sdfg, const CompileOptions& options);
+
+/// Whether a tasklet output connector whose first edge moves `r` with `m` is bound by value (one
+/// element written after the tasklet, possibly to several edges), not as a pointer or a reference.
+/// The code generator binds connectors by this rule.
+bool output_bound_by_value(const Memlet& m, const Range& r);
+
+}  // namespace sdfc
