@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "codegen/CheckedSize.h"
 #include "codegen/CodeWriter.h"
 #include "codegen/Codegen.h"
 #include "codegen/PythonTasklet.h"
@@ -112,6 +113,7 @@ struct Ctx {
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
   std::map<std::string, const Block*> state_local;                  ///< deferred allocation: transient -> state
+  std::set<std::string> counted;  ///< transients whose element count the body computed first (__sdfc_count_<name>)
   int labels = 0;
   bool exit_used = false;
   std::unordered_map<std::string, const DataDesc*> data_index;  ///< name lookups stay O(1) in big files
@@ -371,9 +373,14 @@ class Generator {
     }
   }
 
-  std::string alloc_line(const std::string& name, const DataDesc& d) const {
-    return fmt::format("{}* {} = new {}[static_cast<std::size_t>({})];", ctype(d.dtype), ident(name), ctype(d.dtype),
-                       sym(d.total_size));
+  /// The element count of transient `name` as C++ text: checked (codegen/CheckedSize.h), or the
+  /// local that emit_sdfg_body computed for it before any allocation.
+  std::string count_of(const Ctx& c, const std::string& name, const DataDesc& d) const {
+    if (c.counted.count(name)) return "__sdfc_count_" + ident(name);
+    return checked_count("transient " + name, d.total_size, fmt::format("sizeof({})", ctype(d.dtype)));
+  }
+  std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) const {
+    return fmt::format("{}* {} = new {}[{}];", ctype(d.dtype), ident(name), ctype(d.dtype), count_of(c, name, d));
   }
 
   void emit_sdfg_body(Ctx& c, CodeWriter& w) {
@@ -387,13 +394,24 @@ class Generator {
     std::vector<std::string> frees;
     const Workspace& arena = c.sdfg->arena;
     bool use_arena = gpu_ && c.root && !arena.members.empty();
+    // The sizes of what this body allocates, all computed and checked before the first allocation
+    // (a refused size leaves nothing allocated).
+    for (auto& [name, d] : c.sdfg->arrays) {
+      if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
+      if ((use_arena && d.arena_offset) || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External)
+        continue;
+      bool device = gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned);
+      if ((!device && d.kind == DataKind::Scalar) || as_constant(d.total_size)) continue;
+      w.line(fmt::format("const std::size_t __sdfc_count_{} = {};", ident(name), count_of(c, name, d)));
+      c.counted.insert(name);
+    }
     if (use_arena) {
       w.line(fmt::format(
           "// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
           arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
       w.line("char* __arena = nullptr; " +
-             gpu_check(
-                 fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", wide_size(arena.bytes))));
+             gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))",
+                                   checked_count("the call's arena of GPU transients", arena.bytes, "1"))));
     }
     for (auto& [name, d] : c.sdfg->arrays) {
       if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
@@ -410,7 +428,7 @@ class Generator {
         continue;
       }
       if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
-        w.line(gpu_alloc_line(name, d));
+        w.line(gpu_alloc_line(c, name, d));
         frees.push_back(name);
         continue;
       }
@@ -419,7 +437,7 @@ class Generator {
         c.access[name] = Access::Value;
         continue;
       }
-      w.line(alloc_line(name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
+      w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
       frees.push_back(name);
     }
     emit_region(c, c.sdfg->root, c.ptr, w);
@@ -437,12 +455,25 @@ class Generator {
     if (use_arena) w.line(gpu_check("sdfc::gpu::gpuFree(__arena)"));
   }
 
+  /// Whether `e` multiplies (or raises to a power): where symbols of a 32-bit C type overflow
+  /// long before the sizes they describe do (`8 * N` bytes at N = 2^28).
+  static bool has_product(const Expr& e) {
+    if (e->kind == ExprKind::Binary) {
+      auto op = static_cast<BinOp>(e->op);
+      if (op == BinOp::Pow || op == BinOp::LShift || op == BinOp::Mul) return true;
+    }
+    for (auto& a : e->args)
+      if (has_product(a)) return true;
+    return false;
+  }
+
   /// `e` (a size or offset in bytes) evaluated in 64 bits whatever the symbols' C types: a
-  /// lambda whose int64 parameters shadow the symbols, called with them.
+  /// lambda whose int64 parameters shadow the symbols, called with them (plain when `e` has no
+  /// product of symbols).
   std::string wide_size(const Expr& e) const {
     std::set<std::string> names;
     free_symbols(e, names);
-    if (names.empty()) return fmt::format("static_cast<std::size_t>({})", sym(e));
+    if (names.empty() || !has_product(simplify(e))) return fmt::format("static_cast<std::size_t>({})", sym(e));
     std::vector<std::string> params, args;
     for (auto& n : names) {
       params.push_back("std::int64_t " + ident(n));
@@ -452,8 +483,8 @@ class Generator {
                        fmt::join(args, ", "));
   }
 
-  std::string gpu_alloc_line(const std::string& name, const DataDesc& d) {
-    std::string bytes = fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(d.total_size), ctype(d.dtype));
+  std::string gpu_alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) {
+    std::string bytes = fmt::format("{} * sizeof({})", count_of(c, name, d), ctype(d.dtype));
     std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
     if (d.storage == StorageType::CPU_Pinned)
       return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) +
@@ -567,8 +598,8 @@ class Generator {
         std::vector<std::string> frees;
         for (auto& [name, st] : c.state_local)
           if (st == &b) {
-            w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(name, *c.data(name))
-                                                                  : alloc_line(name, *c.data(name))) +
+            w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(c, name, *c.data(name))
+                                                                  : alloc_line(c, name, *c.data(name))) +
                    "  // transient, allocated where its size is known");
             frees.push_back(name);
           }
@@ -1430,9 +1461,8 @@ class Generator {
     if (sd.dtype != dd_desc.dtype)
       unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", src, dst));
     if (contiguous(sd, rs, ds) && contiguous(dd_desc, rd, dd)) {
-      w.line(gpu_check(fmt::format(
-          "sdfc::gpu::gpuMemcpyAsync({}, {}, static_cast<std::size_t>({}) * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
-          to, from, sym(count), elem, gpu_stream(e.stream))));
+      w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpyAsync({}, {}, {} * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
+                                   to, from, wide_size(count), elem, gpu_stream(e.stream))));
       return;
     }
     // Otherwise: rows of a 2D block per cudaMemcpy2DAsync, in host loops over the outer moved
@@ -1465,17 +1495,14 @@ class Generator {
       is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
       id[dd[k]] = make_binary(BinOp::Add, rd[dd[k]].start, make_binary(BinOp::Mul, var, rd[dd[k]].step));
     }
-    std::string width = runs
-                            ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(extent(rs[ds[n - 1]])), elem)
-                            : fmt::format("sizeof({})", elem);
+    std::string width =
+        runs ? fmt::format("{} * sizeof({})", wide_size(extent(rs[ds[n - 1]])), elem) : fmt::format("sizeof({})", elem);
     bool has_rows = runs ? n >= 2 : true;
-    std::string height = has_rows ? fmt::format("static_cast<std::size_t>({})", sym(extent(rs[ds[pitch_dim]]))) : "1";
+    std::string height = has_rows ? wide_size(extent(rs[ds[pitch_dim]])) : "1";
     std::string spitch =
-        has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})", sym(pitch(sd, rs, ds[pitch_dim])), elem)
-                 : width;
-    std::string dpitch = has_rows ? fmt::format("static_cast<std::size_t>({}) * sizeof({})",
-                                                sym(pitch(dd_desc, rd, dd[pitch_dim])), elem)
-                                  : width;
+        has_rows ? fmt::format("{} * sizeof({})", wide_size(pitch(sd, rs, ds[pitch_dim])), elem) : width;
+    std::string dpitch =
+        has_rows ? fmt::format("{} * sizeof({})", wide_size(pitch(dd_desc, rd, dd[pitch_dim])), elem) : width;
     w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpy2DAsync({}, {}, {}, {}, {}, {}, sdfc::gpu::kMemcpyDefault, {})",
                                  address(c, dst, id, ep), dpitch, address(c, src, is, ep), spitch, width, height,
                                  gpu_stream(e.stream))));
@@ -1757,8 +1784,8 @@ GeneratedProgram Generator::run() {
     w.close();
   }
   for (auto& [n, d] : persistent) {
-    w.open(fmt::format("if (static_cast<std::size_t>({}) * sizeof({}) > __state->__sdfc_bytes_{})", sym(d->total_size),
-                       ctype(d->dtype), ident(n)));
+    w.open(fmt::format("if (!sdfc::rt::size_fits({}, sizeof({}), __state->__sdfc_bytes_{}))",
+                       checked_size(d->total_size), ctype(d->dtype), ident(n)));
     w.line(fmt::format(
         "sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
         "symbol values than was allocated at init; initialize a new instance with the larger sizes\");",
@@ -1769,6 +1796,9 @@ GeneratedProgram Generator::run() {
   w.open("try");
   w.line(fmt::format("__program_{}_internal(__state{});", name_,
                      call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
+  w.close();
+  w.open("catch (const sdfc::rt::SizeError& e)");
+  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", name_));
   w.close();
   w.open("catch (const std::bad_alloc&)");
   w.line(fmt::format(
@@ -1828,21 +1858,14 @@ GeneratedProgram Generator::run() {
       return fmt::format("if (__state->__0_{0}) (void)sdfc::gpu::gpuFreeHost(__state->__0_{0});", ident(n2));
     return fmt::format("delete[] __state->__0_{};", ident(n2));
   };
-  for (auto& [n, d] : persistent) {
-    // A negative size (negative symbol values) would wrap around to an enormous allocation.
-    w.open(fmt::format("if (static_cast<int64_t>({}) < 0)", sym(d->total_size)));
-    for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
+  // Every size first, with checked arithmetic (codegen/CheckedSize.h): a negative or overflowing
+  // size is refused (sdfc::rt::SizeError, caught below) before anything is allocated.
+  for (auto& [n, d] : persistent)
     w.line(fmt::format(
-        "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"persistent transient %s would have %s = "
-        "%lld elements for these symbol values; sizes must not be negative\", {}, {}, static_cast<long long>({}));",
-        c_string(n), c_string(print_expr(d->total_size)), sym(d->total_size)));
-    if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
-    w.line("__sdfc_handles.remove(__state);");
-    w.line("delete __state;");
-    w.line("return nullptr;");
-    w.close();
-    w.line(fmt::format("__state->__sdfc_bytes_{} = static_cast<std::size_t>({}) * sizeof({});", ident(n),
-                       sym(d->total_size), ctype(d->dtype)));
+        "const std::size_t __sdfc_count_{} = {};", ident(n),
+        checked_count("persistent transient " + n, d->total_size, fmt::format("sizeof({})", ctype(d->dtype)))));
+  for (auto& [n, d] : persistent) {
+    w.line(fmt::format("__state->__sdfc_bytes_{0} = __sdfc_count_{0} * sizeof({1});", ident(n), ctype(d->dtype)));
     if (gpu_ && is_gpu_storage(d->storage))
       w.line(fmt::format("(void)sdfc::gpu::gpuMalloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
                          ident(n)));
@@ -1850,8 +1873,7 @@ GeneratedProgram Generator::run() {
       w.line(fmt::format("(void)sdfc::gpu::gpuHostAlloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
                          ident(n)));
     else
-      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[static_cast<std::size_t>({2})];", ident(n),
-                         ctype(d->dtype), sym(d->total_size)));
+      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[__sdfc_count_{0}];", ident(n), ctype(d->dtype)));
     w.open(fmt::format("if (!__state->__0_{})", ident(n)));
     for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
     w.line(
@@ -1864,6 +1886,14 @@ GeneratedProgram Generator::run() {
     w.line("return nullptr;");
     w.close();
   }
+  w.close();
+  w.open("catch (const sdfc::rt::SizeError& e)");
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", e.what());");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("__sdfc_handles.remove(__state);");
+  w.line("delete __state;");
+  w.line("return nullptr;");
   w.close();
   w.open("catch (...)");
   for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
@@ -1916,7 +1946,14 @@ GeneratedProgram Generator::run() {
     w.open(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{})", s, st, wide_list));
     w.line("(void)__state;");
     for (auto& l : widen) w.line(l);
-    w.line(fmt::format("return static_cast<std::size_t>({});", sym(workspace_of[s]->bytes)));
+    // A size that overflows or is negative for these symbol values reads as SIZE_MAX: no
+    // workspace is that large, so installing one and every call are refused.
+    w.open("try");
+    w.line(fmt::format("return {};", checked_count("the " + s + " workspace", workspace_of[s]->bytes, "1")));
+    w.close();
+    w.open("catch (const sdfc::rt::SizeError&)");
+    w.line("return SIZE_MAX;");
+    w.close();
     w.close();
     w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{})", s, st, wide_list));
     w.line(fmt::format("if (!__sdfc_live(__state, \"__dace_set_external_memory_{}\")) return;", s));
@@ -1975,6 +2012,12 @@ GeneratedProgram Generator::run() {
     w.open(fmt::format("if (std::strcmp(storage, \"{}\") == 0)", s));
     w.line(fmt::format("std::size_t need = __dace_get_external_memory_size_{}(__state{});", s, sym_call));
     w.line("if (!ptr) return \"the workspace pointer is null\";");
+    w.open("if (need == SIZE_MAX)");
+    w.line("return " +
+           c_string(fmt::format("the size of the {} workspace ({}) overflows or is negative for these symbol values", s,
+                                print_expr(workspace_of[s]->bytes))) +
+           ";");
+    w.close();
     w.open("if (bytes < need)");
     w.line(
         fmt::format("std::snprintf(why, sizeof why, \"the {} workspace has %zu bytes but the program needs %zu for "

@@ -75,6 +75,9 @@ struct Normalizer {
       auto found = index.find(e.memlet.data);
       if (found == index.end()) continue;
       const DataDesc* d = found->second;
+      // A memlet without a subset moves its whole container (DaCe's meaning); later passes and
+      // the code generator read an explicit one (the fuzzer found a tasklet binding that did not).
+      if (!e.memlet.subset) e.memlet.subset = full_range(*d);
       auto fill = [&](std::vector<Connector>& cs, const std::optional<std::string>& name) {
         if (!name) return;
         for (auto& c : cs)

@@ -139,6 +139,62 @@ TEST(Api, InitFailuresAreReportedThroughTheCAbi) {
   EXPECT_EQ(exit_fn(ok), 0);
 }
 
+TEST(Api, TransientSizesAreCheckedInTheGeneratedCode) {
+  // A caller of DaCe's ABI passes symbol values straight to __program_: the sizes of the
+  // transients come from them. Computed in the symbols' C type (int), N * M * K overflows and
+  // allocates a small buffer the program then overruns; checked, the call is refused before
+  // anything is allocated and the reason is in __sdfc_last_error.
+  SDFGBuilder b("tsize");
+  b.symbol("N")
+      .symbol("M")
+      .symbol("K")
+      .array("A", DType::Float64, {"N"})
+      .array("tmp", DType::Float64, {"N", "M", "K"}, true);
+  auto s = b.state("s");
+  s.mapped_tasklet("w", {{"i", "0:N"}}, {}, "o = 2.0", {{"o", "tmp[i, 0, 0]"}});
+  auto s2 = b.state("s2");
+  s2.mapped_tasklet("r", {{"i", "0:N"}}, {{"v", "tmp[i, 0, 0]"}}, "o = v", {{"o", "A[i]"}});
+  b.chain();
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  void* h = dlopen(p.library_path().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  ASSERT_TRUE(h);
+  auto init = reinterpret_cast<void* (*)(int, int, int)>(dlsym(h, "__dace_init_tsize"));
+  auto program = reinterpret_cast<void (*)(void*, double*, int, int, int)>(dlsym(h, "__program_tsize"));
+  auto last_error = reinterpret_cast<const char* (*)(void*)>(dlsym(h, "__sdfc_last_error"));
+  auto exit_fn = reinterpret_cast<int (*)(void*)>(dlsym(h, "__dace_exit_tsize"));
+  ASSERT_TRUE(init && program && last_error && exit_fn);
+  std::vector<double> a(4, 0.0);
+  struct Case {
+    int n, m, k;
+    const char* error;
+  };
+  for (const Case& c : {
+           // 2^47 bytes: a size, just not one this machine can allocate
+           Case{4, 1 << 21, 1 << 21, "tsize: out of memory while allocating transients"},
+           Case{4, 1 << 30, 1 << 30,
+                "tsize: transient tmp would have K * M * N = 4611686018427387904 elements of 8 bytes, more than memory "
+                "can address"},
+           Case{1 << 30, 1 << 30, 1 << 30,
+                "tsize: transient tmp would have K * M * N elements, which overflows 64 bits for these symbol values"},
+           Case{4, -1, 3,
+                "tsize: transient tmp would have K * M * N = -12 elements for these symbol values; sizes must not be "
+                "negative"},
+       }) {
+    void* st = init(c.k, c.m, c.n);
+    ASSERT_TRUE(st);
+    program(st, a.data(), c.k, c.m, c.n);
+    ASSERT_TRUE(last_error(st));
+    EXPECT_EQ(std::string(last_error(st)), c.error);
+    EXPECT_EQ(a, std::vector<double>(4, 0.0));  // nothing ran
+    EXPECT_EQ(exit_fn(st), 1);                  // the error is reported at exit too, as DaCe's frame does
+  }
+  void* st = init(1, 1, 4);
+  program(st, a.data(), 1, 1, 4);
+  EXPECT_EQ(last_error(st), nullptr);
+  EXPECT_EQ(a, std::vector<double>(4, 2.0));
+  EXPECT_EQ(exit_fn(st), 0);
+}
+
 TEST(Api, Float16DataIsRefusedNamingTheContainer) {
   // A mutant with a float16 container reached the C++ compiler ("dace::float16" is not declared).
   SDFGBuilder b("half");

@@ -4,7 +4,9 @@
 #include <filesystem>
 
 #include "TestUtil.h"
+#include "codegen/Codegen.h"
 #include "ir/Dump.h"
+#include "passes/Pipeline.h"
 
 using namespace sdfc;
 using namespace sdfc::test;
@@ -426,7 +428,9 @@ TEST(Reader, PlainDialectForOldFiles) {
 }
 
 TEST(Reader, FuzzerFindingsStayFixed) {
-  // Inputs the fuzzer once crashed on: each must read (or fail cleanly) and write back.
+  // Inputs the fuzzer once crashed on: each must read (or fail cleanly) and write back, and a
+  // valid one go through the passes and the code generator for the CPU and CUDA (or fail cleanly),
+  // as in the fuzz target (tests/fuzz/FuzzReader.cpp).
   for (auto& e : std::filesystem::directory_iterator(SDFC_TEST_DATA)) {
     if (e.path().filename().string().rfind("regress_", 0) != 0) continue;
     SCOPED_TRACE(e.path().string());
@@ -434,7 +438,17 @@ TEST(Reader, FuzzerFindingsStayFixed) {
       auto sdfg = read_sdfg(slurp(e.path().string()));
       if (validate(*sdfg).empty()) {
         (void)dump(*sdfg);
-        (void)write_sdfg(*sdfg);
+        std::string text = write_sdfg(*sdfg);
+        for (Target target : {Target::CPU, Target::CUDA}) {
+          try {
+            auto copy = read_sdfg(text);
+            CompileOptions options;
+            options.target = target;
+            run_pipeline(*copy, options);
+            (void)generate(*copy, options, "regress");
+          } catch (const UserError&) {
+          }
+        }
       }
     } catch (const UserError&) {
     }

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "sdfc/rt.h"
@@ -59,6 +61,103 @@ class HandleRegistry {
   mutable std::mutex mutex_;
   std::unordered_set<const void*> live_;
 };
+
+/// A size (element count or bytes) computed from symbol values with every step checked: `ok`
+/// turns false when a step overflows 64 bits or divides by zero, and stays false. Generated code
+/// computes the sizes of the containers it allocates with these (not with the symbols' C types,
+/// where `N * M` of two `int` symbols overflows at 2^31 elements), then `element_count` refuses a
+/// failed or negative size before anything is allocated.
+struct Size {
+  std::int64_t v = 0;
+  bool ok = true;
+};
+template <typename T>
+inline Size size(T v) {
+  static_assert(std::is_integral_v<T>, "sizes are computed from integer symbols");
+  if constexpr (std::is_unsigned_v<T>)
+    if (v > static_cast<std::make_unsigned_t<std::int64_t>>(std::numeric_limits<std::int64_t>::max()))
+      return {0, false};
+  return {static_cast<std::int64_t>(v), true};
+}
+inline Size size_add(Size a, Size b) {
+  Size r;
+  r.ok = a.ok && b.ok && !__builtin_add_overflow(a.v, b.v, &r.v);
+  return r;
+}
+inline Size size_sub(Size a, Size b) {
+  Size r;
+  r.ok = a.ok && b.ok && !__builtin_sub_overflow(a.v, b.v, &r.v);
+  return r;
+}
+inline Size size_mul(Size a, Size b) {
+  Size r;
+  r.ok = a.ok && b.ok && !__builtin_mul_overflow(a.v, b.v, &r.v);
+  return r;
+}
+inline Size size_neg(Size a) {
+  return size_sub(Size{0, true}, a);
+}
+/// Python's floor division and modulo (the sign of the divisor).
+inline Size size_floordiv(Size a, Size b) {
+  if (!a.ok || !b.ok || b.v == 0 || (a.v == std::numeric_limits<std::int64_t>::min() && b.v == -1)) return {0, false};
+  std::int64_t q = a.v / b.v;
+  if ((a.v % b.v != 0) && ((a.v < 0) != (b.v < 0))) --q;
+  return {q, true};
+}
+inline Size size_ceildiv(Size a, Size b) {
+  return size_neg(size_floordiv(size_neg(a), b));
+}
+inline Size size_mod(Size a, Size b) {
+  Size q = size_floordiv(a, b);
+  return size_sub(a, size_mul(q, b));
+}
+inline Size size_pow(Size a, Size b) {
+  if (!a.ok || !b.ok || b.v < 0) return {0, false};
+  Size r{1, true};
+  for (std::int64_t k = 0; k < b.v && r.ok; ++k) r = size_mul(r, a);
+  return r;
+}
+inline Size size_max(Size a, Size b) {
+  return {a.v > b.v ? a.v : b.v, a.ok && b.ok};
+}
+inline Size size_min(Size a, Size b) {
+  return {a.v < b.v ? a.v : b.v, a.ok && b.ok};
+}
+inline Size size_abs(Size a) {
+  return a.v < 0 ? size_neg(a) : a;
+}
+
+/// Whether `n` elements of `element_bytes` each fit in `bytes` (false when `n` overflowed or is negative).
+inline bool size_fits(Size n, std::size_t element_bytes, std::size_t bytes) {
+  return n.ok && n.v >= 0 && static_cast<std::uint64_t>(n.v) <= bytes / (element_bytes ? element_bytes : 1);
+}
+
+/// Thrown by `element_count`; the exported function that called the program records its message.
+class SizeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The element count `n` of `what` (`text`: its size expression, as the SDFG writes it): refuses
+/// a size whose computation overflowed, a negative one, and one whose bytes (`element_bytes` per
+/// element) do not fit in size_t.
+inline std::size_t element_count(Size n, std::size_t element_bytes, const char* what, const char* text) {
+  char message[512];
+  if (!n.ok)
+    std::snprintf(message, sizeof message, "%s would have %s elements, which overflows 64 bits for these symbol values",
+                  what, text);
+  else if (n.v < 0)
+    std::snprintf(message, sizeof message,
+                  "%s would have %s = %lld elements for these symbol values; sizes must not be negative", what, text,
+                  static_cast<long long>(n.v));
+  else if (element_bytes && static_cast<std::uint64_t>(n.v) > std::numeric_limits<std::size_t>::max() / element_bytes)
+    std::snprintf(message, sizeof message,
+                  "%s would have %s = %lld elements of %zu bytes, more than memory can address", what, text,
+                  static_cast<long long>(n.v), element_bytes);
+  else
+    return static_cast<std::size_t>(n.v);
+  throw SizeError(message);
+}
 
 /// Rounds up to a multiple of `a` (a power of two).
 inline std::size_t align_up(std::size_t x, std::size_t a) {
