@@ -297,33 +297,60 @@ class Generator {
     return true;
   }
 
-  /// Python code in interstate edges and loop statements, as C++: data containers become element
-  /// accesses, `//`, `%` and `**` keep Python semantics.
-  std::string code_expr(const Ctx& c, const std::string& text, const std::string& ptr) const {
+  /// Python code of control flow (interstate conditions and assignments, loop conditions and
+  /// statements) as C++, through the tasklets' typed translator (codegen/PythonTasklet.h): data
+  /// containers read become element accesses of their dtype, symbols keep theirs, and DaCe's
+  /// sympy spellings (Max, Min, Abs, int_floor, int_ceil, Mod, ceiling) become Python's. With
+  /// `condition`, the result is a C++ bool.
+  std::string code_expr(const Ctx& c, const std::string& text, const std::string& ptr, bool condition = false,
+                        const std::string& what = "") const {
     Expr e;
     try {
       e = parse_expr(text);
     } catch (const ExprSyntaxError& err) {
       unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
     }
+    TaskletScope scope;
+    for (auto& [s, t] : c.sdfg->symbols) scope.symbols[ident(s)] = t;
+    for (auto& s : assigned_symbols(*c.sdfg))
+      if (!scope.symbols.count(ident(s))) scope.symbols[ident(s)] = DType::Int64;  // loop variables
     std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
+      auto read = [&](const std::string& name, const std::vector<Expr>& idx) {
+        std::string access = element(c, name, idx, ptr);
+        scope.symbols[access] = c.data(name)->dtype;
+        return make_symbol(access);
+      };
       if (x->kind == ExprKind::Subscript && c.data(x->name)) {
         std::vector<Expr> idx;
         for (auto& a : x->args) idx.push_back(rewrite(a));
-        return make_symbol(element(c, x->name, idx, ptr));
+        return read(x->name, idx);
       }
-      if (x->kind == ExprKind::Symbol && c.data(x->name)) {
-        const DataDesc* d = c.data(x->name);
-        std::vector<Expr> zeros(d->shape.size(), make_int(0));
-        return make_symbol(element(c, x->name, zeros, ptr));
+      if (x->kind == ExprKind::Symbol && c.data(x->name))
+        return read(x->name, std::vector<Expr>(c.data(x->name)->shape.size(), make_int(0)));
+      if (x->kind == ExprKind::Symbol) {
+        std::string id = ident(x->name);
+        // a symbol the SDFG does not declare (validation checked it is defined): an integer
+        if (!scope.symbols.count(id) && x->name.find('.') == std::string::npos) scope.symbols[id] = DType::Int64;
+        return make_symbol(id);
       }
-      if (x->kind == ExprKind::Symbol) return make_symbol(ident(x->name));
       if (x->args.empty()) return x;
       ExprNode n = *x;
       for (auto& a : n.args) a = rewrite(a);
+      if (n.kind == ExprKind::Call && n.args.size() == 2 && n.kwnames.empty()) {
+        if (n.name == "int_floor") return make_binary(BinOp::FloorDiv, n.args[0], n.args[1]);
+        if (n.name == "Mod") return make_binary(BinOp::Mod, n.args[0], n.args[1]);
+        if (n.name == "int_ceil")
+          return make_unary(UnaryOp::Neg, make_binary(BinOp::FloorDiv, make_unary(UnaryOp::Neg, n.args[0]), n.args[1]));
+      }
+      static const std::map<std::string, std::string> sympy = {
+          {"Max", "max"}, {"Min", "min"}, {"Abs", "abs"}, {"ceiling", "ceil"}};
+      if (auto it = sympy.find(n.name); n.kind == ExprKind::Call && it != sympy.end()) n.name = it->second;
       return make_node(std::move(n));
     };
-    return print_cpp(rewrite(e));
+    Expr rewritten = rewrite(e);
+    return translate_python_expression(rewritten, scope, file_, ptr, what.empty() ? fmt::format("\"{}\"", text) : what,
+                                       condition)
+        .text;
   }
 
   std::string assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
@@ -572,7 +599,8 @@ class Generator {
           unconditional_seen = true;
           break;
         }
-        w.open(fmt::format("if ({})", code_expr(c, e->condition.code, ep + "/attributes/data/attributes/condition")));
+        w.open(fmt::format("if ({})",
+                           code_expr(c, e->condition.code, ep + "/attributes/data/attributes/condition", true)));
         emit_assignments(c, *e, ptr, w);
         w.line(fmt::format("goto {};", label(e->dst)));
         w.close();
@@ -625,7 +653,7 @@ class Generator {
       case BlockKind::Loop: {
         std::string ap = ptr + "/attributes";
         std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
-        std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition");
+        std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition", true);
         for (int st : b.host_waits)  // the synchronization pass: wait before every evaluation
           cond =
               fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
@@ -658,7 +686,7 @@ class Generator {
           auto& [cond, body] = b.branches[i];
           std::string bp = ptr + "/branches/" + std::to_string(i);
           if (cond) {
-            std::string head = fmt::format("if ({})", code_expr(c, cond->code, bp + "/0"));
+            std::string head = fmt::format("if ({})", code_expr(c, cond->code, bp + "/0", true));
             w.open(i == 0 ? head : "else " + head);
           } else {
             w.open("else");

@@ -337,6 +337,20 @@ class Translator {
       if (code_[i] == '\n') line_starts_.push_back(i + 1);
   }
 
+  /// One expression (not a tasklet): `what` names it in messages, `code_pointer` is where its
+  /// text is in the file. With `condition`, the result is a C++ bool (Python's truth test).
+  ExpressionTranslation run_expression(const Expr& e, const std::string& what, const std::string& code_pointer,
+                                       bool condition) {
+    what_ = what;
+    code_pointer_ = code_pointer;
+    Value v = expr(e, condition);
+    if (condition) {
+      require_real(v, "a condition");
+      v = truth_value(v);
+    }
+    return {v.text, v.type};
+  }
+
   std::string run() {
     std::vector<Statement> statements = split();
     collect_words();
@@ -358,7 +372,8 @@ class Translator {
   };
 
   [[noreturn]] void fail(std::string message) const {
-    throw UserError(Diagnostic{file_, pointer_ + "/attributes/code", 0, 0, std::move(message)});
+    throw UserError(Diagnostic{file_, code_pointer_.empty() ? pointer_ + "/attributes/code" : code_pointer_, 0, 0,
+                               std::move(message)});
   }
   [[noreturn]] void syntax_error(std::size_t offset, const std::string& what) const {
     int line = line_of(offset);
@@ -614,7 +629,7 @@ class Translator {
 
   // ---- expressions -------------------------------------------------------------------------
 
-  std::string where() const { return fmt::format("tasklet line {}", line_); }
+  std::string where() const { return what_.empty() ? fmt::format("tasklet line {}", line_) : what_; }
 
   void require_real(const Value& v, std::string_view what) const {
     if (is_complex(v.type))
@@ -932,6 +947,8 @@ class Translator {
   const std::string& file_;
   const std::string& pointer_;
   int line_ = 0;                            // tasklet line of the statement being translated
+  std::string what_;                        // an expression's name in messages ("" for a tasklet)
+  std::string code_pointer_;                // an expression's JSON pointer ("" for a tasklet)
   std::map<std::string, Temporary> temps_;  // Python name -> current C++ variable
   std::set<std::string> cpp_names_;         // C++ names of temporaries
   std::set<std::string> words_;             // identifiers of the code
@@ -944,6 +961,13 @@ class Translator {
 std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
                                      const std::string& pointer) {
   return Translator(code, scope, file, pointer).run();
+}
+
+ExpressionTranslation translate_python_expression(const Expr& e, const TaskletScope& scope, const std::string& file,
+                                                  const std::string& code_pointer, const std::string& what,
+                                                  bool condition) {
+  std::string text = print_expr(e);
+  return Translator(text, scope, file, code_pointer).run_expression(e, what, code_pointer, condition);
 }
 
 }  // namespace sdfc

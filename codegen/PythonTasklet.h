@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Expr.h"
 #include "ir/Types.h"
 
 namespace sdfc {
@@ -45,5 +46,22 @@ struct TaskletScope {
 /// "tasklet line 2: unsupported statement 'import math'; ...").
 std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
                                      const std::string& pointer);
+
+/// A translated expression: C++ text and the Python type it has.
+struct ExpressionTranslation {
+  std::string text;
+  DType type;
+};
+
+/// Translates one Python expression of control flow (an interstate condition or assignment
+/// value, a loop condition or statement) with the rules of tasklets: Python's division, floor
+/// division, modulo and power, `and`/`or`/`not`, casts, and the math functions tasklets know;
+/// names are `scope.symbols` (connectors are not used). `what` names the expression in errors
+/// ("the condition of interstate edge 2"); `code_pointer` is the JSON pointer of its text. With
+/// `condition`, the text is a C++ bool (Python's truth test). Throws UserError for a name or a
+/// function outside that set, instead of passing it to the C++ compiler.
+ExpressionTranslation translate_python_expression(const Expr& e, const TaskletScope& scope, const std::string& file,
+                                                  const std::string& code_pointer, const std::string& what,
+                                                  bool condition);
 
 }  // namespace sdfc

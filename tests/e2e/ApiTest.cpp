@@ -195,6 +195,42 @@ TEST(Api, TransientSizesAreCheckedInTheGeneratedCode) {
   EXPECT_EQ(exit_fn(st), 0);
 }
 
+TEST(Api, InterstateCodeHasPythonSemantics) {
+  // Interstate conditions and assignments go through the tasklets' typed translator: math
+  // functions, min/max, true division, and/or/not, int() truncation (before, `math.sqrt` reached
+  // the C++ compiler verbatim and `min(N, 4) / 8` was an integer division).
+  auto build = [] {
+    SDFGBuilder b("interstate_py");
+    b.symbol("N").symbol("k", DType::Int64).array("B", DType::Float64, {"2"});
+    b.state("start");
+    b.state("yes").mapped_tasklet("y", {{"i", "0:1"}}, {}, "o = k", {{"o", "B[0]"}});
+    b.state("no").mapped_tasklet("n", {{"i", "0:1"}}, {}, "o = 1.0", {{"o", "B[1]"}});
+    std::string cond = "math.sqrt(N) > 2.5 and min(N, 4) / 8 == 0.5";
+    b.edge(0, 1, cond, {{"k", "int(math.floor(N / 2)) + abs(-1)"}});
+    b.edge(0, 2, "not (" + cond + ")");
+    return write_sdfg(*b.build());
+  };
+  Program p = Program::compile_string(build());
+  for (int n : {9, 4}) {
+    std::vector<double> out(2, 0.0);
+    p.set_array("B", out.data(), out.size());
+    p.set_value("N", n);
+    p.call();
+    std::vector<double> want = n == 9 ? std::vector<double>{5.0, 0.0} : std::vector<double>{0.0, 1.0};
+    EXPECT_EQ(out, want) << "N = " << n;
+  }
+  // A name that is neither a symbol, a container nor a known function is an error naming the edge.
+  SDFGBuilder b("interstate_bad");
+  b.symbol("N").array("B", DType::Float64, {"2"});
+  b.state("start");
+  b.state("next").mapped_tasklet("y", {{"i", "0:1"}}, {}, "o = 1.0", {{"o", "B[0]"}});
+  b.edge(0, 1, "numpy.frobnicate(N) > 1");
+  EXPECT_EQ(error_of([&] { Program::compile_string(write_sdfg(*b.build())); }),
+            "<string>: /edges/0/attributes/data/attributes/condition: error: unsupported function 'numpy.frobnicate' "
+            "in \"numpy.frobnicate(N) > 1\"; expected a math function (such as math.sqrt or exp), abs, min, max, pow "
+            "or a cast (such as float or dace.float32)");
+}
+
 TEST(Api, Float16DataIsRefusedNamingTheContainer) {
   // A mutant with a float16 container reached the C++ compiler ("dace::float16" is not declared).
   SDFGBuilder b("half");
