@@ -327,6 +327,7 @@ class Validator {
       if (e.src >= 0 && e.src < n && e.src_conn) out_uses[{e.src, *e.src_conn}]++;
       if (e.dst >= 0 && e.dst < n && e.dst_conn) in_uses[{e.dst, *e.dst_conn}]++;
       if (!ok) continue;
+      scope_agrees(st, e, ep);
       succ[static_cast<std::size_t>(e.src)].push_back(e.dst);
       const Node& src = st.node(e.src);
       const Node& dst = st.node(e.dst);
@@ -408,6 +409,32 @@ class Validator {
                             nd.label));
     }
     cycles(st, succ, ptr);
+  }
+
+  /// The scope an edge leaves `src` into (a map entry: its own map; a map exit: the map around
+  /// its map; any other node: its own scope) must be the scope of `dst` (`scope_entry`; a map
+  /// exit's is its own entry), as DaCe derives scopes from the edges. Nothing when a scope field
+  /// is out of range (reported with the nodes).
+  void scope_agrees(const Block& st, const DataEdge& e, const std::string& ep) {
+    int n = static_cast<int>(st.nodes.size());
+    auto valid = [&](int k) { return k >= -1 && k < n; };
+    const Node& src = st.node(e.src);
+    const Node& dst = st.node(e.dst);
+    int out = src.scope_entry;
+    if (src.kind == NodeKind::MapEntry) out = e.src;
+    if (src.kind == NodeKind::MapExit) {
+      if (src.scope_entry < 0 || src.scope_entry >= n) return;
+      out = st.node(src.scope_entry).scope_entry;
+    }
+    if (!valid(out) || !valid(dst.scope_entry) || out == dst.scope_entry) return;
+    auto where = [&](int k) {
+      return k < 0 ? std::string("outside any map") : fmt::format("in map \"{}\" (node {})", st.node(k).label, k);
+    };
+    error(ep, fmt::format("edge from {} \"{}\" to {} \"{}\" crosses a scope boundary: it leaves the first {}, but "
+                          "the second is {}; a node's scope_entry must follow its edges (into a map only through its "
+                          "entry, out of it only through its exit)",
+                          to_string(src.kind), node_name(src), to_string(dst.kind), node_name(dst), where(out),
+                          where(dst.scope_entry)));
   }
 
   void nested(const SDFG& outer, const Node& nd, const std::string& np) {

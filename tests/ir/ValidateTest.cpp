@@ -327,3 +327,26 @@ TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
   j["edges"][1]["dst"] = "9";
   EXPECT_EQ(problems(j).size(), 2u);
 }
+
+TEST(Validate, ScopeEntriesFollowTheEdges) {
+  // The fuzzer removed a tasklet's scope_entry: it sat outside the map its edges go into and out
+  // of, and the code generator left an access node unprinted (an internal error).
+  Json j = small();
+  state0(j)["nodes"][2]["scope_entry"] = nullptr;
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 4u);  // and the map parameter in the memlet of edge 2 is undefined outside the map
+  EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1");
+  EXPECT_EQ(ds[0].message,
+            "edge from map entry \"m\" to tasklet \"t\" crosses a scope boundary: it leaves the first in map \"m\" "
+            "(node 0), but the second is outside any map; a node's scope_entry must follow its edges (into a map only "
+            "through its entry, out of it only through its exit)");
+  EXPECT_EQ(ds[1].pointer, "/nodes/0/edges/2");
+  // An access node placed inside the map while its edges run outside it.
+  Json k = small();
+  state0(k)["nodes"][4]["scope_entry"] = "0";
+  auto d = one_problem(k);
+  EXPECT_EQ(d.pointer, "/nodes/0/edges/3");
+  EXPECT_NE(d.message.find("it leaves the first outside any map, but the second is in map \"m\" (node 0)"),
+            std::string::npos)
+      << d.message;
+}
