@@ -272,17 +272,6 @@ class Generator {
     return fmt::format("{}[{}]", ident(d), sym(lin));
   }
   /// How a pointer connector bound to subset `r` of `d` indexes: element strides per dimension.
-  TaskletScope::Layout layout(const Ctx& c, const std::string& d, const Range& r) const {
-    TaskletScope::Layout l;
-    const DataDesc* desc = c.data(d);
-    if (!desc || desc->kind == DataKind::Scalar || desc->strides.size() != r.size()) return l;
-    for (std::size_t k = 0; k < r.size(); ++k) {
-      std::string s = sym(simplify(make_binary(BinOp::Mul, desc->strides[k], r[k].step)));
-      l.all.push_back(s);
-      if (as_constant(range_extent(r[k])) != 1) l.moving.push_back(s);
-    }
-    return l;
-  }
   std::string address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const {
     return "&" + element(c, d, idx, ptr);
   }
@@ -1281,13 +1270,9 @@ class Generator {
   void emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
     const Node& n = st.node(id);
     std::string np = ptr + "/nodes/" + std::to_string(id);
-    TaskletScope scope;
-    for (auto& [s, t] : c.sdfg->symbols) scope.symbols[s] = t;
-    for (auto& s : assigned_symbols(*c.sdfg))
-      if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
-    for (auto& p : enclosing_params(st, id)) scope.symbols[p] = DType::Int64;
-    for (int e = n.scope_entry; e >= 0; e = st.node(e).scope_entry)
-      for (auto& d : dynamic_range_inputs(*c.sdfg, st, e)) scope.symbols[d.name] = d.type;
+    const Adjacency& ad = adj(st);
+    TaskletScope scope = python_tasklet_scope(*c.sdfg, st, id, ad.in[static_cast<std::size_t>(id)],
+                                              ad.out[static_cast<std::size_t>(id)]);
     for (auto* list : {&n.in_connectors, &n.out_connectors})
       for (auto& conn : *list)
         SDFC_ASSERT(is_identifier(conn.name), "connector name not legalized: " + np + " " + conn.name);
@@ -1310,15 +1295,11 @@ class Generator {
       if (!e || e->memlet.data.empty()) continue;
       lowered(st, *e, EdgeRole::TaskletInput);
       DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
-      scope.inputs[in.name] = t;
       const Range& r = *e->memlet.subset;
-      if (single_element(r) && !e->memlet.dynamic) {
+      if (input_bound_by_value(e->memlet, r))
         ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
-      } else {
+      else
         ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
-        scope.layouts[in.name] = layout(c, e->memlet.data, r);
-        scope.pointers.insert(in.name);
-      }
     }
     for (auto& out : n.out_connectors) {
       auto es = out_edges(st, id, out.name);
@@ -1326,17 +1307,14 @@ class Generator {
       for (const DataEdge* ek : es) lowered(st, *ek, EdgeRole::TaskletOutput);
       const DataEdge* e = es[0];
       DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
-      scope.outputs[out.name] = t;
       const Range& r = *e->memlet.subset;
       SDFC_ASSERT(output_bound_by_value(e->memlet, r) || es.size() == 1,
                   "output fan-out of a pointer or reference not legalized: " + np + " " + out.name);
       if (!single_element(r)) {
         outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
-        scope.layouts[out.name] = layout(c, e->memlet.data, r);
-        scope.pointers.insert(out.name);
         continue;
       }
-      if (e->memlet.dynamic && !e->memlet.wcr) {
+      if (output_bound_by_reference(e->memlet, r)) {
         outs.push_back({ctype(t) + "&", out.name, element(c, e->memlet.data, starts(r), np)});
         continue;
       }

@@ -13,6 +13,8 @@
 
 #include "ir/Diagnostic.h"
 #include "ir/Expr.h"
+#include "ir/Memlets.h"
+#include "ir/Signature.h"
 
 namespace sdfc {
 namespace {
@@ -957,6 +959,82 @@ class Translator {
 };
 
 }  // namespace
+
+namespace {
+bool single_element(const Range& r) {
+  for (auto& d : r)
+    if (!equal(simplify(d.start), simplify(d.end))) return false;
+  return true;
+}
+
+TaskletScope::Layout layout(const SDFG& sdfg, const std::string& data, const Range& r) {
+  TaskletScope::Layout l;
+  const DataDesc* desc = sdfg.find_data(data);
+  if (!desc || desc->kind == DataKind::Scalar || desc->strides.size() != r.size()) return l;
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    std::string s = print_cpp(simplify(make_binary(BinOp::Mul, desc->strides[k], r[k].step)));
+    l.all.push_back(s);
+    if (as_constant(range_extent(r[k])) != 1) l.moving.push_back(s);
+  }
+  return l;
+}
+}  // namespace
+
+bool input_bound_by_value(const Memlet& m, const Range& r) {
+  return single_element(r) && !m.dynamic;
+}
+bool output_bound_by_value(const Memlet& m, const Range& r) {
+  return single_element(r) && !(m.dynamic && !m.wcr);
+}
+bool output_bound_by_reference(const Memlet& m, const Range& r) {
+  return single_element(r) && m.dynamic && !m.wcr;
+}
+
+TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, const std::vector<const DataEdge*>& in,
+                                  const std::vector<const DataEdge*>& out) {
+  const Node& n = st.node(id);
+  TaskletScope scope;
+  for (auto& [s, t] : sdfg.symbols) scope.symbols[s] = t;
+  for (auto& s : assigned_symbols(sdfg))
+    if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
+  for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry)
+    for (auto& p : st.node(s).map.params) scope.symbols[p] = DType::Int64;
+  for (int e = n.scope_entry; e >= 0; e = st.node(e).scope_entry)
+    for (auto& d : dynamic_range_inputs(sdfg, st, e)) scope.symbols[d.name] = d.type;
+  auto data_type = [&](const DataEdge& e) {
+    const DataDesc* d = sdfg.find_data(e.memlet.data);
+    return d ? d->dtype : DType::Float64;
+  };
+  for (auto& conn : n.in_connectors) {
+    const DataEdge* e = nullptr;
+    for (auto* x : in)
+      if (x->dst_conn && *x->dst_conn == conn.name) {
+        e = x;
+        break;
+      }
+    if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
+    scope.inputs[conn.name] = conn.dtype.value_or(data_type(*e));
+    if (!input_bound_by_value(e->memlet, *e->memlet.subset)) {
+      scope.layouts[conn.name] = layout(sdfg, e->memlet.data, *e->memlet.subset);
+      scope.pointers.insert(conn.name);
+    }
+  }
+  for (auto& conn : n.out_connectors) {
+    const DataEdge* e = nullptr;
+    for (auto* x : out)
+      if (x->src_conn && *x->src_conn == conn.name) {
+        e = x;
+        break;
+      }
+    if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
+    scope.outputs[conn.name] = conn.dtype.value_or(data_type(*e));
+    if (!single_element(*e->memlet.subset)) {
+      scope.layouts[conn.name] = layout(sdfg, e->memlet.data, *e->memlet.subset);
+      scope.pointers.insert(conn.name);
+    }
+  }
+  return scope;
+}
 
 std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
                                      const std::string& pointer) {

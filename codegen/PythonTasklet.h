@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/Expr.h"
+#include "ir/SDFG.h"
 #include "ir/Types.h"
 
 namespace sdfc {
@@ -38,6 +39,22 @@ struct TaskletScope {
   /// bare use would read or replace the pointer, not an element.
   std::set<std::string> pointers;
 };
+
+/// How the code generator binds a tasklet's input connector whose memlet moves `r`: by value (one
+/// element, not dynamic), otherwise as a pointer (with a layout).
+bool input_bound_by_value(const Memlet& m, const Range& r);
+/// ... and an output connector whose first memlet moves `r`: by value (one element written after
+/// the tasklet, possibly to several edges) or, for a dynamic one-element memlet without
+/// write-conflict resolution, as a reference; otherwise as a pointer (with a layout).
+bool output_bound_by_value(const Memlet& m, const Range& r);
+bool output_bound_by_reference(const Memlet& m, const Range& r);
+
+/// The scope of tasklet `id` of `state` in `sdfg` as the code generator binds it: symbols (the
+/// SDFG's, loop variables, enclosing map parameters and dynamic range inputs), input and output
+/// connectors with their types, and the layouts of those bound as pointers (strides printed as
+/// C++). `in` and `out` are the tasklet's edges (in edge order).
+TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& state, int id, const std::vector<const DataEdge*>& in,
+                                  const std::vector<const DataEdge*>& out);
 
 /// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,
 /// no indentation). `file` and `pointer` (the tasklet's JSON pointer) are used in errors. Throws

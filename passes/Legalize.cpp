@@ -7,18 +7,13 @@
 #include <vector>
 
 #include "codegen/CodeWriter.h"
+#include "codegen/PythonTasklet.h"
 #include "ir/Diagnostic.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
 #include "ir/Walk.h"
 
 namespace sdfc {
-
-bool output_bound_by_value(const Memlet& m, const Range& r) {
-  for (auto& d : r)
-    if (!equal(simplify(d.start), simplify(d.end))) return false;
-  return !(m.dynamic && !m.wcr);
-}
 
 namespace {
 
@@ -80,7 +75,7 @@ class Legalizer {
             ptr + "/attributes/symbols/" + pointer_token(n),
             fmt::format("symbol \"{}\" is {}, which sdfc does not support yet; {}", n, to_string(t), dtype_advice(t)));
     control_flow(s.root, ptr, 0);
-    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(st, sp); });
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(s, st, sp); });
   }
 
   void data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
@@ -124,10 +119,14 @@ class Legalizer {
     }
   }
 
-  void state(const Block& st, const std::string& sp) {
-    for (std::size_t i = 0; i < st.edges.size(); ++i)
-      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
-        error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
+  void state(const SDFG& s, const Block& st, const std::string& sp) {
+    std::vector<std::vector<const DataEdge*>> in(st.nodes.size()), out(st.nodes.size());
+    for (std::size_t i = 0; i < st.edges.size(); ++i) {
+      const DataEdge& e = st.edges[i];
+      if (edge_role(st, e) == EdgeRole::Unsupported) error(walk::edge_pointer(sp, i), edge_role_problem(st, e));
+      in[static_cast<std::size_t>(e.dst)].push_back(&e);
+      out[static_cast<std::size_t>(e.src)].push_back(&e);
+    }
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       const Node& n = *st.nodes[i];
       std::string np = walk::node_pointer(sp, i);
@@ -136,6 +135,14 @@ class Legalizer {
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                        n.map.label, to_string(n.map.schedule)));
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
+      if (n.kind == NodeKind::Tasklet && n.code.language == Language::Python) {
+        try {
+          (void)translate_python_tasklet(n.code.code, python_tasklet_scope(s, st, static_cast<int>(i), in[i], out[i]),
+                                         "", np);
+        } catch (const UserError& e) {
+          for (auto& d : e.diagnostics()) diags.push_back(d);
+        }
+      }
     }
   }
 

@@ -17,7 +17,9 @@
 ///  - GPU schedules on the cpu target;
 ///  - connector names that are not C identifiers (tasklets, dynamic map range inputs);
 ///  - a tasklet output connector bound as a pointer or a reference that fans out to several edges;
-///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h).
+///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h);
+///  - Python tasklets the translator refuses (codegen/PythonTasklet.h), with the connectors bound
+///    as the code generator binds them: the same errors `compile` gave while printing, now before.
 /// Runs after stream-assignment (lifetimes and the streams of copies are decided) and before
 /// synchronization.
 #pragma once
@@ -28,10 +30,5 @@
 namespace sdfc {
 
 void legalize(SDFG& sdfg, const CompileOptions& options);
-
-/// Whether a tasklet output connector whose first edge moves `r` with `m` is bound by value (one
-/// element written after the tasklet, possibly to several edges), not as a pointer or a reference.
-/// The code generator binds connectors by this rule.
-bool output_bound_by_value(const Memlet& m, const Range& r);
 
 }  // namespace sdfc
