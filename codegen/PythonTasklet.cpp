@@ -15,6 +15,7 @@
 #include "ir/Expr.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
@@ -1039,6 +1040,32 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
 std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
                                      const std::string& pointer) {
   return Translator(code, scope, file, pointer).run();
+}
+
+std::vector<Diagnostic> check_python_tasklets(const SDFG& root, const std::string& file) {
+  std::vector<Diagnostic> diags;
+  walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) {
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) {
+      std::vector<std::vector<const DataEdge*>> in(st.nodes.size()), out(st.nodes.size());
+      for (auto& e : st.edges) {
+        if (e.dst >= 0 && static_cast<std::size_t>(e.dst) < st.nodes.size())
+          in[static_cast<std::size_t>(e.dst)].push_back(&e);
+        if (e.src >= 0 && static_cast<std::size_t>(e.src) < st.nodes.size())
+          out[static_cast<std::size_t>(e.src)].push_back(&e);
+      }
+      for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+        const Node& n = *st.nodes[i];
+        if (n.kind != NodeKind::Tasklet || n.code.language != Language::Python) continue;
+        try {
+          (void)translate_python_tasklet(n.code.code, python_tasklet_scope(s, st, static_cast<int>(i), in[i], out[i]),
+                                         file, walk::node_pointer(sp, i));
+        } catch (const UserError& e) {
+          for (auto& d : e.diagnostics()) diags.push_back(d);
+        }
+      }
+    });
+  });
+  return diags;
 }
 
 ExpressionTranslation translate_python_expression(const Expr& e, const TaskletScope& scope, const std::string& file,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostic.h"
 #include "ir/Expr.h"
 #include "ir/SDFG.h"
 #include "ir/Types.h"
@@ -55,6 +56,11 @@ bool output_bound_by_reference(const Memlet& m, const Range& r);
 /// C++). `in` and `out` are the tasklet's edges (in edge order).
 TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& state, int id, const std::vector<const DataEdge*>& in,
                                   const std::vector<const DataEdge*>& out);
+
+/// Translates every Python tasklet of `sdfg` and of its nested SDFGs with `python_tasklet_scope`
+/// and returns the errors (one per failing tasklet, in file order; `file` is their file name).
+/// Used by the legalize pass and by `sdfc validate`, so both report what printing would.
+std::vector<Diagnostic> check_python_tasklets(const SDFG& sdfg, const std::string& file);
 
 /// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,
 /// no indentation). `file` and `pointer` (the tasklet's JSON pointer) are used in errors. Throws

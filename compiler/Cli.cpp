@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/Format.h"
+#include "codegen/PythonTasklet.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
 #include "compiler/Output.h"
@@ -61,7 +62,8 @@ const char* kValidateHelp = R"(usage: sdfc validate FILE...
 
 Reads each SDFG file (.sdfg JSON or gzip-compressed .sdfgz) and checks it: JSON syntax, known
 node, block and descriptor types, enum values, expressions, dangling edges and connectors, map
-scopes, cycles in states, subsets provably out of bounds. Each problem is printed on stderr as
+scopes, cycles in states, subsets provably out of bounds, and Python tasklets (translated as
+compile translates them). Each problem is printed on stderr as
   FILE: /json/pointer: error: message
 (or FILE:LINE:COLUMN: error: ... for JSON syntax errors). Prints "FILE: ok" for valid files.
 Exit code 0 when every file is valid, 1 otherwise.
@@ -550,7 +552,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   int rc = kOk;
   for (auto& f : files) {
-    if (load(f, err))
+    auto sdfg = load(f, err);
+    // Python tasklets are translated too, as compile does before printing (its legalize pass).
+    std::vector<Diagnostic> tasklets = sdfg ? check_python_tasklets(*sdfg, f) : std::vector<Diagnostic>{};
+    report(err, tasklets);
+    if (sdfg && tasklets.empty())
       out << f << ": ok\n";
     else
       rc = kInvalid;

@@ -34,6 +34,7 @@ class Legalizer {
     program_name(root);
     persistent_sizes(root);
     walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) { sdfg(s, ptr, &s == &root); });
+    for (auto& d : check_python_tasklets(root, "")) diags.push_back(d);
   }
 
  private:
@@ -75,7 +76,7 @@ class Legalizer {
             ptr + "/attributes/symbols/" + pointer_token(n),
             fmt::format("symbol \"{}\" is {}, which sdfc does not support yet; {}", n, to_string(t), dtype_advice(t)));
     control_flow(s.root, ptr, 0);
-    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(s, st, sp); });
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(st, sp); });
   }
 
   void data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
@@ -119,14 +120,10 @@ class Legalizer {
     }
   }
 
-  void state(const SDFG& s, const Block& st, const std::string& sp) {
-    std::vector<std::vector<const DataEdge*>> in(st.nodes.size()), out(st.nodes.size());
-    for (std::size_t i = 0; i < st.edges.size(); ++i) {
-      const DataEdge& e = st.edges[i];
-      if (edge_role(st, e) == EdgeRole::Unsupported) error(walk::edge_pointer(sp, i), edge_role_problem(st, e));
-      in[static_cast<std::size_t>(e.dst)].push_back(&e);
-      out[static_cast<std::size_t>(e.src)].push_back(&e);
-    }
+  void state(const Block& st, const std::string& sp) {
+    for (std::size_t i = 0; i < st.edges.size(); ++i)
+      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
+        error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       const Node& n = *st.nodes[i];
       std::string np = walk::node_pointer(sp, i);
@@ -135,14 +132,6 @@ class Legalizer {
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                        n.map.label, to_string(n.map.schedule)));
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
-      if (n.kind == NodeKind::Tasklet && n.code.language == Language::Python) {
-        try {
-          (void)translate_python_tasklet(n.code.code, python_tasklet_scope(s, st, static_cast<int>(i), in[i], out[i]),
-                                         "", np);
-        } catch (const UserError& e) {
-          for (auto& d : e.diagnostics()) diags.push_back(d);
-        }
-      }
     }
   }
 

@@ -97,6 +97,22 @@ TEST(Cli, ValidatePrintsOneLinePerProblem) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2);
 }
 
+TEST(Cli, ValidateTranslatesPythonTasklets) {
+  // validate reports the tasklet errors compile would (before: only compile found them, while
+  // printing code). A tasklet that uses an unknown function and one that imports a module:
+  Json j = load_json("small.sdfg");
+  j["nodes"][0]["nodes"][2]["attributes"]["code"]["string_data"] = "b = math.frobnicate(a)";
+  std::string path = tmp_path("bad_tasklet.sdfg");
+  std::ofstream(path) << j.dump();
+  auto r = run({"validate", path});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, path +
+                       ": /nodes/0/nodes/2/attributes/code: error: unsupported function 'math.frobnicate' in tasklet "
+                       "line 1; expected a math function (such as math.sqrt or exp), abs, min, max, pow or a cast "
+                       "(such as float or dace.float32)\n");
+}
+
 TEST(Cli, PrintDumpsTheIR) {
   auto r = run({"print", data_path("small.sdfg")});
   EXPECT_EQ(r.rc, 0);
