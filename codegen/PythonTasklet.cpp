@@ -1006,34 +1006,28 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
     const DataDesc* d = sdfg.find_data(e.memlet.data);
     return d ? d->dtype : DType::Float64;
   };
-  for (auto& conn : n.in_connectors) {
-    const DataEdge* e = nullptr;
-    for (auto* x : in)
-      if (x->dst_conn && *x->dst_conn == conn.name) {
-        e = x;
-        break;
+  // Each connector binds through its first edge; pointers get a layout for their subscripts.
+  auto bind = [&](const std::vector<Connector>& conns, const std::vector<const DataEdge*>& edges, bool inputs) {
+    for (auto& conn : conns) {
+      const DataEdge* e = nullptr;
+      for (auto* x : edges) {
+        const std::optional<std::string>& end = inputs ? x->dst_conn : x->src_conn;
+        if (end && *end == conn.name) {
+          e = x;
+          break;
+        }
       }
-    if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
-    scope.inputs[conn.name] = conn.dtype.value_or(data_type(*e));
-    if (!input_bound_by_value(e->memlet, *e->memlet.subset)) {
-      scope.layouts[conn.name] = layout(sdfg, e->memlet.data, *e->memlet.subset);
-      scope.pointers.insert(conn.name);
-    }
-  }
-  for (auto& conn : n.out_connectors) {
-    const DataEdge* e = nullptr;
-    for (auto* x : out)
-      if (x->src_conn && *x->src_conn == conn.name) {
-        e = x;
-        break;
+      if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
+      const Range& r = *e->memlet.subset;
+      (inputs ? scope.inputs : scope.outputs)[conn.name] = conn.dtype.value_or(data_type(*e));
+      if (inputs ? !input_bound_by_value(e->memlet, r) : !single_element(r)) {
+        scope.layouts[conn.name] = layout(sdfg, e->memlet.data, r);
+        scope.pointers.insert(conn.name);
       }
-    if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
-    scope.outputs[conn.name] = conn.dtype.value_or(data_type(*e));
-    if (!single_element(*e->memlet.subset)) {
-      scope.layouts[conn.name] = layout(sdfg, e->memlet.data, *e->memlet.subset);
-      scope.pointers.insert(conn.name);
     }
-  }
+  };
+  bind(n.in_connectors, in, true);
+  bind(n.out_connectors, out, false);
   return scope;
 }
 
