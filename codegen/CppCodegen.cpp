@@ -1604,6 +1604,12 @@ class Generator {
         Json shape = Json::array();
         for (auto& s : a.desc->shape) shape.push_back(print_expr(simplify(s)));
         x["shape"] = shape;
+        if (a.desc->kind == DataKind::Array) {
+          Json strides = Json::array();
+          for (auto& s : a.desc->strides) strides.push_back(print_expr(simplify(s)));
+          x["strides"] = strides;  // in elements
+          x["total_size"] = print_expr(simplify(a.desc->total_size));
+        }
         x["storage"] = std::string(to_string(a.desc->storage));
       }
       args.push_back(x);
@@ -1686,6 +1692,7 @@ GeneratedProgram Generator::run() {
   w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.",
                      to_string(options_.target)));
   for (auto& h : generated_std_includes()) w.line("#include " + h);
+  if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
   if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");

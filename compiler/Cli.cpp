@@ -17,6 +17,7 @@
 #include "codegen/PythonTasklet.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
+#include "compiler/DaceLayout.h"
 #include "compiler/Output.h"
 #include "compiler/Run.h"
 #include "ir/Diagnostic.h"
@@ -88,6 +89,7 @@ compile options (also for run):
 
 const char* kCompileHelp = R"(usage: sdfc compile FILE -o LIB.so [options]
        sdfc compile FILE --emit-source DIR [options]
+       sdfc compile FILE --dace-layout DIR [options]
 
 Compiles an SDFG into a shared library exporting DaCe's C ABI (__dace_init_<name>,
 __program_<name>, __dace_exit_<name>, the external-memory pair) and sdfc's __sdfc_ hooks.
@@ -96,6 +98,11 @@ Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/s
   -o LIB.so               where to write the library (written atomically)
   --emit-source DIR       also write the generated sources and a C header into DIR (without -o:
                           stop before any compiler runs)
+  --dace-layout DIR       also lay out DaCe's program folder in DIR, which DaCe's own loader
+                          (dace.codegen.compiler.load_precompiled_sdfg(DIR)) runs unmodified:
+                          DIR/build/lib<name>.so, sdfc's loader stub DIR/build/libdacestub_<name>.so,
+                          DIR/program.sdfg (the input), DIR/FOLDER_MODE, the sources; the library
+                          then also prints each refused call's message on stderr (once per message)
   --format                run the generated sources through clang-format (sdfc's style; whitespace
                           changes only); needs an sdfc built with Clang
   --print-after=NAME      print the IR after pass NAME (or "all")
@@ -260,7 +267,7 @@ void input_file(const std::string& a, std::string& file) {
 
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
-  std::string file, output, emit_dir, print_after;
+  std::string file, output, emit_dir, dace_dir, print_after;
   bool time_passes = false, stats = false, format = false, verify = false;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -280,6 +287,14 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         } else {
           emit_dir = a.substr(14);
         }
+      } else if (a == "--dace-layout" || a.rfind("--dace-layout=", 0) == 0) {
+        if (a == "--dace-layout") {
+          if (i + 1 >= args.size()) throw UsageError("--dace-layout needs a directory");
+          dace_dir = args[++i];
+        } else {
+          dace_dir = a.substr(14);
+        }
+        if (dace_dir.empty()) throw UsageError("--dace-layout needs a directory");
       } else if (a.rfind("--print-after=", 0) == 0 || a == "--print-after") {
         print_after = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
         bool known = print_after == "all";
@@ -300,7 +315,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       }
     }
     if (file.empty()) throw UsageError("no input file");
-    if (output.empty() && emit_dir.empty()) throw UsageError("nothing to do: give -o LIB.so and/or --emit-source DIR");
+    if (output.empty() && emit_dir.empty() && dace_dir.empty())
+      throw UsageError("nothing to do: give -o LIB.so, --emit-source DIR and/or --dace-layout DIR");
   } catch (const UsageError& e) {
     err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << kOptionsHelp;
     return kUsage;
@@ -311,6 +327,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     return kUsage;
   }
   CompileOptions co = to_compile(opts);
+  co.report_refusals = !dace_dir.empty();
   auto clock = [] { return std::chrono::steady_clock::now(); };
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   try {
@@ -370,7 +387,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
                            print_expr(ws.unshared_bytes), saving);
       }
     }
-    if (output.empty()) return kOk;
+    if (output.empty() && dace_dir.empty()) return kOk;
     auto built = build_program(program, co, opts.use_cache);
     if (!built.note.empty()) err << "sdfc compile: note: " << built.note << "\n";
     auto t3 = clock();
@@ -379,7 +396,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (stats)
       err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled",
                          built.cache_key.substr(0, 16));
-    install_library(built.library_path, output);
+    if (!output.empty()) install_library(built.library_path, output);
+    if (!dace_dir.empty()) write_dace_layout(dace_dir, program, built.library_path, file, co, opts.use_cache);
     return kOk;
   } catch (const InvalidInput& e) {
     report(err, e.diagnostics());

@@ -17,6 +17,9 @@ struct CompileOptions {
   std::string gpu_arch;  ///< "" = the target's default (sm_90, gfx90a)
   TransientMode transients = TransientMode::AsDeclared;
   int gpu_streams = 0;
+  /// The generated library prints each refused call's message on stderr once (set by
+  /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
+  bool report_refusals = false;
 };
 
 const char* to_string(Target t);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU check, for the lent GPU machine (device tool):
 #
-#   scripts/gpu-check.sh [PHASE...]      PHASE: build tests streams delayed sanitizer bench (default: all)
+#   scripts/gpu-check.sh [PHASE...]      PHASE: build tests streams delayed sanitizer python mpi bench
+#                                        (default: all)
 #
 #   build      configure and build sdfc without the Clang-based parts, with the GPU tests and benchmark
 #   tests      every GPU end-to-end test: each corpus GPU program in every memory mode and with several
@@ -10,6 +11,8 @@
 #              and the halo-exchange sample
 #   delayed    race exposure: every program with several streams, and the seed, with the spin delays
 #   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck
+#   python     the Python package's tests (CuPy, PyTorch) and its call-overhead benchmark
+#   mpi        the MPI halo-exchange sample with 2 ranks on the GPU (and on the CPU)
 #   bench      the GPU benchmark (alone on the GPU)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -120,8 +123,25 @@ phase_bench() {
   say "bench: rc=$?"; tee -a "$summary" < "$logs/bench_gpu.txt"
 }
 
+phase_python() {
+  # The Python package (python/) with CuPy and PyTorch: CPU tests, then GPU tests; and the DaCe layout.
+  SDFC="$bin/sdfc" timeout 400 python3 -m pytest -q -rs python/tests > "$logs/python.log" 2>&1
+  say "python package: rc=$?"; tail -25 "$logs/python.log" | tee -a "$summary"
+  SDFC="$bin/sdfc" timeout 120 python3 bench/python_call_overhead.py > "$logs/python_bench.log" 2>&1
+  say "python call overhead: rc=$?"; tail -8 "$logs/python_bench.log" | tee -a "$summary"
+}
+
+phase_mpi() {
+  # The MPI halo sample, 2 ranks sharing the GPU (and the CPU build for comparison).
+  local mpi=(mpirun --oversubscribe --allow-run-as-root -np 2)
+  timeout 200 "${mpi[@]}" "$bin/tests/sample_mpi_halo_gpu" > "$logs/mpi_gpu.log" 2>&1
+  say "mpi halo (gpu): rc=$?"; tail -5 "$logs/mpi_gpu.log" | tee -a "$summary"
+  timeout 100 "${mpi[@]}" "$bin/tests/sample_mpi_halo" > "$logs/mpi_cpu.log" 2>&1
+  say "mpi halo (cpu): rc=$?"; tail -5 "$logs/mpi_cpu.log" | tee -a "$summary"
+}
+
 phases=("$@")
-[[ ${#phases[@]} -eq 0 ]] && phases=(build tests streams delayed sanitizer bench)
+[[ ${#phases[@]} -eq 0 ]] && phases=(build tests streams delayed sanitizer python mpi bench)
 for p in "${phases[@]}"; do
   start=$SECONDS
   say "== $p"

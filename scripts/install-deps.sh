@@ -9,7 +9,8 @@ packages=(
   llvm-14-tools clang-14 clang-format-14 libclang-rt-14-dev
   llvm-14-dev libclang-cpp14-dev libclang-14-dev libclang-common-14-dev
   graphviz
-  python3 hipcc
+  python3 python3-numpy python3-pytest hipcc
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

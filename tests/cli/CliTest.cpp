@@ -1,3 +1,4 @@
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -267,6 +268,48 @@ TEST(Cli, RunRejectsBadBindings) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("\"y\": {\"dtype\": \"float64\", \"shape\": [3], \"data\": [3.0, 6.0, 9.0]}"), std::string::npos)
       << r.out;
+}
+
+TEST(Cli, DaceLayoutWritesDaceProgramFolder) {
+  std::string dir = tmp_path("dace_layout");
+  auto r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--dace-layout", dir});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(dir + "/FOLDER_MODE"), "development\n");
+  EXPECT_EQ(slurp(dir + "/program.sdfg"), slurp(SDFC_SAMPLES "/axpy.sdfg"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/build/libaxpy.so"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/build/libdacestub_axpy.so"));
+  EXPECT_NE(slurp(dir + "/src/cpu/axpy.cpp").find("#define SDFC_REPORT_REFUSALS 1"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/include/axpy.h").find("__dace_init_axpy"), std::string::npos);
+  // The stub exports what DaCe's ReloadableDLL calls, and loads the program through it.
+  void* stub = dlopen((dir + "/build/libdacestub_axpy.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(stub, nullptr) << dlerror();
+  auto load = reinterpret_cast<void* (*)(const char*)>(dlsym(stub, "load_library"));
+  auto loaded = reinterpret_cast<int (*)(const char*)>(dlsym(stub, "is_library_loaded"));
+  auto symbol = reinterpret_cast<void* (*)(void*, const char*)>(dlsym(stub, "get_symbol"));
+  auto unload = reinterpret_cast<void (*)(void*)>(dlsym(stub, "unload_library"));
+  ASSERT_TRUE(load && loaded && symbol && unload);
+  std::string lib = std::filesystem::canonical(dir + "/build/libaxpy.so").string();
+  EXPECT_EQ(loaded(nullptr), -1);
+  EXPECT_EQ(loaded(lib.c_str()), 0);
+  void* h = load(lib.c_str());
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(loaded(lib.c_str()), 1);
+  EXPECT_NE(symbol(h, "__program_axpy"), nullptr);
+  EXPECT_EQ(symbol(h, "no_such_symbol"), nullptr);
+  EXPECT_EQ(symbol(nullptr, "__program_axpy"), nullptr);
+  unload(h);
+  dlclose(stub);
+  // A plain library is built without the stderr report (a different cache entry).
+  std::string emit = tmp_path("dace_layout_plain");
+  ASSERT_EQ(run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--emit-source", emit}).rc, 0);
+  EXPECT_EQ(slurp(emit + "/axpy.cpp").find("SDFC_REPORT_REFUSALS"), std::string::npos);
+  // A layout directory that is a file is an error naming it; a missing directory a usage error.
+  std::string file = tmp_path("dace_layout_file");
+  std::ofstream(file) << "x";
+  r = run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--dace-layout", file});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+  EXPECT_EQ(run({"compile", SDFC_SAMPLES "/axpy.sdfg", "--dace-layout"}).rc, 2);
 }
 
 TEST(Cli, CompileUsageErrors) {

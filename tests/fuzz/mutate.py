@@ -8,7 +8,11 @@ symbol. sdfc must answer every mutant with exit 0 or 1 (a diagnostic), never a c
 hang (the time limit), a sanitizer report, or an accepted program whose generated code the C++
 compiler rejects ("this is an sdfc bug").
 
-    tests/fuzz/mutate.py --sdfc build/sdfc --corpus DIR [--count N] [--seed S] [--build-every K]
+    tests/fuzz/mutate.py --sdfc build/sdfc --corpus DIR [--count N] [--seed S] [--build-every K] [--gpu-build auto|on|off]
+
+Accepted GPU mutants (from `program_gpu*.sdfg`) are built for CUDA with nvcc when it is found
+($SDFC_NVCC, `nvcc` on PATH, or /usr/local/cuda/bin/nvcc; `--gpu-build on` makes its absence an
+error), so that their generated code is compiled too, not only emitted.
 
 Prints one line per finding and a summary; exits 1 when there is any finding. CI runs a short,
 seeded run (tests/CMakeLists.txt); longer runs by hand: --count 1000 --seed <anything>.
@@ -20,6 +24,7 @@ import os
 import random
 import subprocess
 import sys
+import shutil
 import tempfile
 
 
@@ -154,9 +159,9 @@ MUTATIONS = [rename_map_param, change_subset_end, change_shape, change_dtype, ch
              delete_edge_or_node, change_code, change_symbol, change_connector]
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, env=None):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return None, "timeout"
@@ -177,6 +182,14 @@ def classify(rc, out):
     return None
 
 
+def find_nvcc():
+    """nvcc as sdfc would run it, or None."""
+    for candidate in (os.environ.get("SDFC_NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sdfc", required=True)
@@ -184,6 +197,8 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--build-every", type=int, default=1, help="build every K-th accepted mutant (0: never)")
+    ap.add_argument("--gpu-build", choices=["auto", "on", "off"], default="auto",
+                    help="build accepted GPU mutants with nvcc (auto: when nvcc is found)")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--keep", default="mutant-findings", help="where the mutants behind findings are copied")
     args = ap.parse_args()
@@ -192,8 +207,15 @@ def main():
     if not files:
         print("mutate: no .sdfg files under %s" % args.corpus)
         return 1
+    nvcc = find_nvcc() if args.gpu_build != "off" else None
+    if args.gpu_build == "on" and not nvcc:
+        print("mutate: --gpu-build on, but nvcc is not found ($SDFC_NVCC, PATH, /usr/local/cuda/bin)")
+        return 1
+    env = dict(os.environ)
+    if nvcc:
+        env["SDFC_NVCC"] = nvcc
     rng = random.Random(args.seed)
-    counts = {"mutants": 0, "accepted": 0, "rejected": 0, "built": 0}
+    counts = {"mutants": 0, "accepted": 0, "rejected": 0, "built": 0, "built_gpu": 0}
     findings = []
     with tempfile.TemporaryDirectory(prefix="sdfc-mutants-") as tmp:
         for k in range(args.count):
@@ -226,11 +248,12 @@ def main():
                 counts["rejected"] += 1
                 continue
             counts["accepted"] += 1
-            # Building needs nvcc for GPU files; the CPU build of every K-th accepted mutant.
-            if not gpu and args.build_every and counts["accepted"] % args.build_every == 0:
-                rc, out = run([args.sdfc, "compile", path, "-o", os.path.join(tmp, "lib%d.so" % k), "--no-cache"],
-                              max(args.timeout, 300))
+            # Every K-th accepted mutant is built (GPU files with nvcc, when it is found).
+            if (not gpu or nvcc) and args.build_every and counts["accepted"] % args.build_every == 0:
+                rc, out = run([args.sdfc, "compile", path, "-o", os.path.join(tmp, "lib%d.so" % k), "--no-cache"]
+                              + target, max(args.timeout, 300), env)
                 counts["built"] += 1
+                counts["built_gpu"] += 1 if gpu else 0
                 kind = classify(rc, out)
                 if kind:
                     findings.append((kind, label, "compile -o", out[-600:]))
@@ -240,8 +263,9 @@ def main():
         os.makedirs(args.keep, exist_ok=True)
     for kind, label, step, out in findings:
         print("FINDING %s: %s at %s\n%s\n" % (kind, label, step, out))
-    print("mutate: %d mutants (seed %d): %d rejected with a diagnostic, %d accepted, %d of them built; %d findings"
-          % (counts["mutants"], args.seed, counts["rejected"], counts["accepted"], counts["built"], len(findings)))
+    print("mutate: %d mutants (seed %d): %d rejected with a diagnostic, %d accepted, %d of them built (%d for CUDA%s); "
+          "%d findings" % (counts["mutants"], args.seed, counts["rejected"], counts["accepted"], counts["built"],
+                           counts["built_gpu"], "" if nvcc else ": nvcc not found", len(findings)))
     return 1 if findings else 0
 
 

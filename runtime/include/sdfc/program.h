@@ -13,6 +13,7 @@
 #include <mutex>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <unordered_set>
 
 #include "sdfc/rt.h"
@@ -29,13 +30,30 @@ struct ErrorSlot {
   char message[1024] = {};
 };
 
+/// Prints a refusal on stderr the first time its message occurs in this library (programs built
+/// with `--dace-layout` define SDFC_REPORT_REFUSALS: DaCe's loader never reads __sdfc_last_error,
+/// so its users would otherwise see only "An error was detected" at finalize).
+inline void report_refusal(const char* message) {
+#ifdef SDFC_REPORT_REFUSALS
+  static std::mutex mutex;
+  static std::unordered_set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (seen.size() < 1024 && seen.insert(message).second) std::fprintf(stderr, "sdfc: %s\n", message);
+#else
+  (void)message;
+#endif
+}
+
 __attribute__((format(printf, 2, 3))) inline void record_error(ErrorSlot& slot, const char* fmt, ...) {
-  if (slot.set) return;
-  slot.set = 1;
+  char message[sizeof slot.message];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(slot.message, sizeof slot.message, fmt, ap);
+  std::vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
+  report_refusal(message);
+  if (slot.set) return;
+  slot.set = 1;
+  std::memcpy(slot.message, message, sizeof message);
 }
 
 /// The live handles of one program library (each library has its own): __dace_init_ adds, __dace_exit_

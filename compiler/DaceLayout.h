@@ -1,0 +1,33 @@
+/// \file
+/// `compile --dace-layout DIR`: lays out a program folder that DaCe's own loader
+/// (`dace.codegen.compiler.load_precompiled_sdfg(DIR)`) runs unmodified, so that DaCe users swap
+/// the compiler and keep their calling code:
+///
+///     DIR/FOLDER_MODE                   "development" (DaCe reads it to find the library)
+///     DIR/program.sdfg                  the input file, byte for byte (program.sdfgz for a .sdfgz input)
+///     DIR/build/lib<name>.so            the program
+///     DIR/build/libdacestub_<name>.so   the loader stub DaCe loads first (sdfc's own:
+///                                       load_library, is_library_loaded, get_symbol, unload_library)
+///     DIR/include/<name>.h, DIR/src/<target>/...   the generated sources, for reference
+///
+/// Everything is built before anything in DIR is written; each file is then written as an
+/// output (compiler/Output.h).
+#pragma once
+
+#include <string>
+
+#include "codegen/Codegen.h"
+#include "passes/Options.h"
+
+namespace sdfc {
+
+/// Builds the loader stub (through the build cache unless `use_cache` is false) and writes the
+/// layout above. `built_library` is the program's library (build_program), `input_file` the SDFG
+/// file it was compiled from. Throws UserError naming the path that could not be written.
+void write_dace_layout(const std::string& dir, const GeneratedProgram& program, const std::string& built_library,
+                       const std::string& input_file, const CompileOptions& options, bool use_cache);
+
+/// The C++ source of sdfc's loader stub (the four functions DaCe's `ReloadableDLL` calls).
+const char* dace_stub_source();
+
+}  // namespace sdfc
