@@ -428,6 +428,8 @@ class Generator {
       w.line("char* __arena = nullptr; " +
              gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))",
                                    checked_count("the call's arena of GPU transients", arena.bytes, "1"))));
+      w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + gpu_check("sdfc::gpu::gpuFree(__arena)") +
+             " });");
     }
     for (auto& [name, d] : c.sdfg->arrays) {
       if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
@@ -445,6 +447,7 @@ class Generator {
       }
       if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
         w.line(gpu_alloc_line(c, name, d));
+        w.line(unwind_line(name, d));
         frees.push_back(name);
         continue;
       }
@@ -454,6 +457,7 @@ class Generator {
         continue;
       }
       w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
+      w.line(unwind_line(name, d));
       frees.push_back(name);
     }
     emit_region(c, c.sdfg->root, c.ptr, w);
@@ -512,6 +516,10 @@ class Generator {
              "  // pool";
     }
     return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
+  }
+  /// After an allocation: the release if an exception leaves the scope before its free line.
+  std::string unwind_line(const std::string& name, const DataDesc& d) const {
+    return fmt::format("auto __sdfc_unwind_{} = sdfc::rt::on_unwind([&] {{ {} }});", ident(name), free_line(name, d));
   }
   std::string free_line(const std::string& name, const DataDesc& d) const {
     if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned))
@@ -618,6 +626,7 @@ class Generator {
             w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(c, name, *c.data(name))
                                                                   : alloc_line(c, name, *c.data(name))) +
                    "  // transient, allocated where its size is known");
+            w.line(unwind_line(name, *c.data(name)));
             frees.push_back(name);
           }
         if (b.fork_event >= 0) {  // synchronization pass: the state's streams start after stream 0's work

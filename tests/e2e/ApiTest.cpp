@@ -2,8 +2,10 @@
 // with the builder API against results computed here.
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <fstream>
 #include <numeric>
 
 #include "DynamicRanges.h"
@@ -137,6 +139,55 @@ TEST(Api, InitFailuresAreReportedThroughTheCAbi) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(last_error(nullptr), nullptr);  // a successful init clears the reason
   EXPECT_EQ(exit_fn(ok), 0);
+}
+
+/// The process's virtual size in bytes (/proc/self/statm), which counts memory never touched.
+std::size_t virtual_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::size_t pages = 0;
+  in >> pages;
+  return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+TEST(Api, ARefusedSizeReleasesWhatTheCallAllocated) {
+  // Two transients sized by a symbol the program assigns, so allocated in their state (where the
+  // size is known): "big" (M doubles) first, then "huge" (M^4 doubles, refused). Before, every
+  // refused call leaked "big": 64 MiB per call here.
+  auto program = [](bool with_huge) {
+    SDFGBuilder b(with_huge ? "unwind" : "unwind_ok");
+    b.symbol("N").symbol("M", DType::Int64).array("A", DType::Float64, {"N"}).array("big", DType::Float64, {"M"}, true);
+    if (with_huge) b.array("huge", DType::Float64, {"M * M * M * M"}, true);
+    b.state("start").mapped_tasklet("z", {{"i", "0:N"}}, {}, "o = 0.0", {{"o", "A[i]"}});
+    auto fill = b.state("fill");
+    std::map<std::string, int> nodes;
+    fill.mapped_tasklet("w1", {{"i", "0:N"}}, {}, "o = 1.0", {{"o", "big[i]"}}, ScheduleType::Default, &nodes);
+    if (with_huge) {
+      fill.mapped_tasklet("w2", {{"i", "0:N"}}, {}, "o = 2.0", {{"o", "huge[i]"}}, ScheduleType::Default, &nodes);
+      fill.mapped_tasklet("r", {{"i", "0:N"}}, {{"x", "big[i]"}, {"y", "huge[i]"}}, "o = x + y", {{"o", "A[i]"}},
+                          ScheduleType::Default, &nodes);
+    } else {
+      fill.mapped_tasklet("r", {{"i", "0:N"}}, {{"x", "big[i]"}}, "o = x + 1.0", {{"o", "A[i]"}}, ScheduleType::Default,
+                          &nodes);
+    }
+    b.edge(0, 1, "1", {{"M", "N * 1024"}});
+    return write_sdfg(*b.build());
+  };
+  Program p = Program::compile_string(program(true));
+  std::vector<double> a(8192, -1.0);
+  p.set_array("A", a.data(), a.size());
+  p.set_value("N", 8192);
+  std::string first = error_of([&] { p.call(); });
+  EXPECT_NE(first.find("transient huge would have"), std::string::npos) << first;
+  std::size_t before = virtual_bytes();
+  for (int k = 0; k < 30; ++k) EXPECT_EQ(error_of([&] { p.call(); }), first);
+  std::size_t after = virtual_bytes();
+  EXPECT_LT(after, before + (std::size_t{256} << 20)) << "grew by " << (after - before) / (1 << 20) << " MiB";
+  // Without the refused transient the same program runs.
+  Program q = Program::compile_string(program(false));
+  q.set_array("A", a.data(), a.size());
+  q.set_value("N", 8192);
+  q.call();
+  EXPECT_EQ(a, std::vector<double>(8192, 2.0));
 }
 
 TEST(Api, TransientSizesAreCheckedInTheGeneratedCode) {

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "sdfc/rt.h"
 
@@ -29,6 +31,28 @@ struct ErrorSlot {
   int set = 0;
   char message[1024] = {};
 };
+
+/// Runs a release when its scope is left by an exception (a size refused, or memory exhausted,
+/// after earlier allocations of the same call): generated code frees on the normal path itself,
+/// in the order the passes decided, and declares one of these after each heap allocation.
+template <class F>
+class OnUnwind {
+ public:
+  explicit OnUnwind(F release) : release_(std::move(release)), pending_(std::uncaught_exceptions()) {}
+  OnUnwind(const OnUnwind&) = delete;
+  OnUnwind& operator=(const OnUnwind&) = delete;
+  ~OnUnwind() {
+    if (std::uncaught_exceptions() > pending_) release_();
+  }
+
+ private:
+  F release_;
+  int pending_;
+};
+template <class F>
+OnUnwind<F> on_unwind(F release) {
+  return OnUnwind<F>(std::move(release));
+}
 
 /// Prints a refusal on stderr the first time its message occurs in this library (programs built
 /// with `--dace-layout` define SDFC_REPORT_REFUSALS: DaCe's loader never reads __sdfc_last_error,
