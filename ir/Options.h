@@ -1,0 +1,28 @@
+/// \file
+/// Options a user sets (DESIGN.md §1.3); the command line and the library API mirror them.
+#pragma once
+
+#include <string>
+
+namespace sdfc {
+
+enum class Target { CPU, CUDA, HIP };
+
+/// The transient memory mode (GT4Py's TransientMemoryMode). `AsDeclared` keeps every lifetime as
+/// the file states it.
+enum class TransientMode { AsDeclared, Scoped, Persistent, Pool, External };
+
+struct CompileOptions {
+  Target target = Target::CPU;
+  std::string gpu_arch;  ///< "" = the target's default (sm_90, gfx90a)
+  TransientMode transients = TransientMode::AsDeclared;
+  int gpu_streams = 0;
+  /// The generated library prints each refused call's message on stderr once (set by
+  /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
+  bool report_refusals = false;
+};
+
+const char* to_string(Target t);
+const char* to_string(TransientMode m);
+
+}  // namespace sdfc

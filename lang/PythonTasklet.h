@@ -1,0 +1,90 @@
+/// \file
+/// Translation of DaCe Python tasklets into C++ statements. A Python tasklet is straight-line code:
+/// assignments to output connectors, to output connector elements and to temporaries, over
+/// expressions of connectors, symbols and math constants. The translation infers a type for every
+/// expression and keeps Python's semantics in C++: true division, floor division and modulo, `**`,
+/// mixed int/float promotion, `and`/`or` returning an operand, truncating `int()`. The caller
+/// declares the connectors and includes `runtime/include/sdfc/rt.h` (the `sdfc::rt` helpers that the
+/// statements call); temporaries are declared by the statements themselves.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/Diagnostic.h"
+#include "ir/Expr.h"
+#include "ir/SDFG.h"
+#include "ir/Types.h"
+
+namespace sdfc {
+
+/// Types visible to a tasklet: connectors and symbols (name -> dtype).
+struct TaskletScope {
+  /// Input connectors: read-only locals, already declared by the caller.
+  std::map<std::string, DType> inputs;
+  /// Output connectors: locals already declared by the caller; the code assigns them.
+  std::map<std::string, DType> outputs;
+  /// Symbols and map parameters, readable by value.
+  std::map<std::string, DType> symbols;
+  /// Connectors bound to a pointer (a memlet of more than one element): the element stride (C++
+  /// text) of each dimension of the memlet's subset (`all`), and of those that move more than one
+  /// element (`moving`). `c[i]` / `c[i, j]` index with as many indices as either list has, as
+  /// DaCe's code generator does; a connector without a layout takes one unit-stride index.
+  struct Layout {
+    std::vector<std::string> all, moving;
+  };
+  std::map<std::string, Layout> layouts;
+  /// Connectors bound to a pointer (with or without a layout): the code must subscript them; a
+  /// bare use would read or replace the pointer, not an element.
+  std::set<std::string> pointers;
+};
+
+/// How the code generator binds a tasklet's input connector whose memlet moves `r`: by value (one
+/// element, not dynamic), otherwise as a pointer (with a layout).
+bool input_bound_by_value(const Memlet& m, const Range& r);
+/// ... and an output connector whose first memlet moves `r`: by value (one element written after
+/// the tasklet, possibly to several edges) or, for a dynamic one-element memlet without
+/// write-conflict resolution, as a reference; otherwise as a pointer (with a layout).
+bool output_bound_by_value(const Memlet& m, const Range& r);
+bool output_bound_by_reference(const Memlet& m, const Range& r);
+
+/// The scope of tasklet `id` of `state` in `sdfg` as the code generator binds it: symbols (the
+/// SDFG's, loop variables, enclosing map parameters and dynamic range inputs), input and output
+/// connectors with their types, and the layouts of those bound as pointers (strides printed as
+/// C++). `in` and `out` are the tasklet's edges (in edge order).
+TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& state, int id, const std::vector<const DataEdge*>& in,
+                                  const std::vector<const DataEdge*>& out);
+
+/// Translates every Python tasklet of `sdfg` and of its nested SDFGs with `python_tasklet_scope`
+/// and returns the errors (one per failing tasklet, in file order; `file` is their file name).
+/// Used by the legalize pass and by `sdfc validate`, so both report what printing would.
+std::vector<Diagnostic> check_python_tasklets(const SDFG& sdfg, const std::string& file);
+
+/// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,
+/// no indentation). `file` and `pointer` (the tasklet's JSON pointer) are used in errors. Throws
+/// UserError for code outside the supported subset, naming the construct and the line inside the
+/// tasklet (Diagnostic.pointer = pointer + "/attributes/code", message like
+/// "tasklet line 2: unsupported statement 'import math'; ...").
+std::string translate_python_tasklet(const std::string& code, const TaskletScope& scope, const std::string& file,
+                                     const std::string& pointer);
+
+/// A translated expression: C++ text and the Python type it has.
+struct ExpressionTranslation {
+  std::string text;
+  DType type;
+};
+
+/// Translates one Python expression of control flow (an interstate condition or assignment
+/// value, a loop condition or statement) with the rules of tasklets: Python's division, floor
+/// division, modulo and power, `and`/`or`/`not`, casts, and the math functions tasklets know;
+/// names are `scope.symbols` (connectors are not used). `what` names the expression in errors
+/// ("the condition of interstate edge 2"); `code_pointer` is the JSON pointer of its text. With
+/// `condition`, the text is a C++ bool (Python's truth test). Throws UserError for a name or a
+/// function outside that set, instead of passing it to the C++ compiler.
+ExpressionTranslation translate_python_expression(const Expr& e, const TaskletScope& scope, const std::string& file,
+                                                  const std::string& code_pointer, const std::string& what,
+                                                  bool condition);
+
+}  // namespace sdfc
