@@ -21,9 +21,9 @@
 #include <tuple>
 
 #include "analysis/ClangPlugin.h"
-#include "codegen/CodeWriter.h"
-#include "codegen/Codegen.h"
 #include "ir/Signature.h"
+#include "lang/CodeWriter.h"
+#include "lang/CppEnvironment.h"
 
 #ifdef SDFC_WITH_CLANG
 #include <clang/AST/ASTConsumer.h>

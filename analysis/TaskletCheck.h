@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "ir/Diagnostic.h"
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

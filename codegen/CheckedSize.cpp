@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "codegen/CodeWriter.h"
+#include "lang/CodeWriter.h"
 
 namespace sdfc {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 
@@ -23,11 +23,6 @@ struct GeneratedProgram {
   std::string header;                ///< a C header declaring the exported entry points
   std::string info_json;             ///< what `__sdfc_program_info()` returns
 };
-
-/// The standard headers every generated source includes, in order (`<cmath>`, ...), before sdfc's
-/// runtime header. CPP tasklets may rely on what they declare; the tasklet check
-/// (analysis/TaskletCheck.h) parses tasklets against the same list.
-const std::vector<std::string>& generated_std_includes();
 
 /// Generates the program. `file` (the input file name) is used in error messages. Throws
 /// UserError for constructs the code generator does not support, naming them and their pointer.

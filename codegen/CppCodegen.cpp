@@ -8,14 +8,16 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/GpuOps.h"
 #include "codegen/CheckedSize.h"
-#include "codegen/CodeWriter.h"
 #include "codegen/Codegen.h"
-#include "codegen/PythonTasklet.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
+#include "lang/CodeWriter.h"
+#include "lang/CppEnvironment.h"
+#include "lang/PythonTasklet.h"
 #include "passes/Legalize.h"
 
 #ifndef SDFC_VERSION
@@ -287,7 +289,7 @@ class Generator {
   }
 
   /// Python code of control flow (interstate conditions and assignments, loop conditions and
-  /// statements) as C++, through the tasklets' typed translator (codegen/PythonTasklet.h): data
+  /// statements) as C++, through the tasklets' typed translator (lang/PythonTasklet.h): data
   /// containers read become element accesses of their dtype, symbols keep theirs, and DaCe's
   /// sympy spellings (Max, Min, Abs, int_floor, int_ceil, Mod, ceiling) become Python's. With
   /// `condition`, the result is a C++ bool.
@@ -708,13 +710,6 @@ class Generator {
 
   // ---- dataflow -------------------------------------------------------------------------------
 
-  /// The node that represents `v` among the direct children of `scope` (-1 = none).
-  static int representative(const Block& st, int v, int scope) {
-    if (st.node(v).kind == NodeKind::MapExit) v = st.node(v).scope_entry;
-    while (v >= 0 && st.node(v).scope_entry != scope) v = st.node(v).scope_entry;
-    return v;
-  }
-
   void emit_scope(Ctx& c, const Block& st, const std::string& ptr, int scope, CodeWriter& w, bool parallel) {
     // Transients that live only in this scope are declared here.
     for (auto& [name, where] : c.scope_local) {
@@ -733,34 +728,8 @@ class Generator {
                            ident(name), *size, shared ? "block (GPU_Shared)" : "scope"));
       }
     }
-    const Adjacency& ad = adj(st);
-    auto found = ad.children.find(scope);
-    const std::vector<int> members = found == ad.children.end() ? std::vector<int>{} : found->second;
-    // Topological order among the members (smallest id first among ready nodes).
-    std::map<int, std::set<int>> succ;
-    std::map<int, int> indeg;
-    for (int m : members) indeg[m] = 0;
-    // Dependencies leave a member directly or through its map exit (DaCe scopes are closed).
-    for (int m : members) {
-      std::vector<int> sources{m};
-      if (st.node(m).kind == NodeKind::MapEntry && st.node(m).scope_exit >= 0) sources.push_back(st.node(m).scope_exit);
-      for (int from : sources)
-        for (const DataEdge* e : ad.out[static_cast<std::size_t>(from)]) {
-          int b = representative(st, e->dst, scope);
-          if (b < 0 || b == m || !indeg.count(b)) continue;
-          if (succ[m].insert(b).second) indeg[b]++;
-        }
-    }
-    std::set<int> ready;
-    for (auto& [m, d] : indeg)
-      if (d == 0) ready.insert(m);
-    while (!ready.empty()) {
-      int v = *ready.begin();
-      ready.erase(ready.begin());
-      emit_node(c, st, ptr, v, w, parallel);
-      for (int s : succ[v])
-        if (--indeg[s] == 0) ready.insert(s);
-    }
+    // The issue order the passes reasoned about (analysis/GpuOps.h: one definition for both).
+    for (int v : scope_order(st, scope)) emit_node(c, st, ptr, v, w, parallel);
   }
 
   void emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
@@ -2163,8 +2132,10 @@ GeneratedProgram Generator::run() {
   }
   w.line("(void)args;");
   if (!unpack.empty()) {
+    // The handle first: the arguments of a finished or foreign handle are never read.
+    w.line("if (!__sdfc_live(state, \"__sdfc_call\")) return;");
     w.open("if (!args)");
-    w.line("if (__sdfc_live(state, \"__sdfc_call\")) sdfc::rt::record_error(static_cast<" + st +
+    w.line("sdfc::rt::record_error(static_cast<" + st +
            "*>(state)->__sdfc_error, \"__sdfc_call: the argument array is null\");");
     w.line("return;");
     w.close();
@@ -2223,17 +2194,6 @@ GeneratedProgram Generator::run() {
 }
 
 }  // namespace
-
-const std::vector<std::string>& generated_std_includes() {
-  // What DaCe's runtime header (dace/dace.h) gives the code it generates, so that DaCe CPP tasklets
-  // compile unchanged: std::min/max/clamp/swap (<algorithm>), GT4Py's metrics timers
-  // (std::chrono::high_resolution_clock), std::complex, printf, std::accumulate,
-  // std::numeric_limits, type traits.
-  static const std::vector<std::string> headers = {"<cstddef>", "<cstdint>",   "<cmath>",  "<cstring>",
-                                                   "<new>",     "<algorithm>", "<chrono>", "<complex>",
-                                                   "<cstdio>",  "<numeric>",   "<limits>", "<type_traits>"};
-  return headers;
-}
 
 GeneratedProgram generate(const SDFG& sdfg, const CompileOptions& options, const std::string& file) {
   return Generator(sdfg, options, file).run();

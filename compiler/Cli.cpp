@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "codegen/Format.h"
-#include "codegen/PythonTasklet.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
 #include "compiler/DaceLayout.h"
@@ -26,6 +25,7 @@
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
+#include "lang/PythonTasklet.h"
 #include "passes/VerifySync.h"
 
 #ifndef SDFC_VERSION

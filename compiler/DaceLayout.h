@@ -17,7 +17,7 @@
 #include <string>
 
 #include "codegen/Codegen.h"
-#include "passes/Options.h"
+#include "ir/Options.h"
 
 namespace sdfc {
 

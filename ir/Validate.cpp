@@ -56,6 +56,17 @@ class Validator {
     undefined_symbols(e, {}, ptr, what);
   }
 
+  /// code_symbols of the value of an assignment statement `NAME = VALUE` (a loop's init and
+  /// update statements; the target is the loop variable, defined by the loop).
+  void statement_symbols(const std::string& code, const std::string& ptr, const std::string& what) {
+    for (std::size_t i = 0; i + 1 < code.size(); ++i) {
+      if (code[i] != '=' || code[i + 1] == '=') continue;
+      if (i > 0 && std::string("=<>!+-*/%&|^").find(code[i - 1]) != std::string::npos) continue;
+      code_symbols(code.substr(i + 1), ptr, what);
+      return;
+    }
+  }
+
   void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr,
                          const std::string& what, bool integer_only = false) {
     // Python and sympy names a condition may use without declaring them.
@@ -224,12 +235,26 @@ class Validator {
         state(s, b, ptr);
         break;
       case BlockKind::Region:
-      case BlockKind::Loop:
         region(s, b, ptr);
         break;
+      case BlockKind::Loop: {
+        std::string ap = ptr + "/attributes/";
+        std::string what = fmt::format("of loop \"{}\"", b.label);
+        code_symbols(b.loop_condition.code, ap + "loop_condition/string_data", "the condition " + what);
+        if (b.init_statement)
+          statement_symbols(b.init_statement->code, ap + "init_statement/string_data", "the init statement " + what);
+        if (b.update_statement)
+          statement_symbols(b.update_statement->code, ap + "update_statement/string_data",
+                            "the update statement " + what);
+        region(s, b, ptr);
+        break;
+      }
       case BlockKind::Conditional:
         for (std::size_t i = 0; i < b.branches.size(); ++i) {
           std::string bp = ptr + "/branches/" + std::to_string(i);
+          if (b.branches[i].first)
+            code_symbols(b.branches[i].first->code, bp + "/0/string_data",
+                         fmt::format("the condition of branch {} of conditional \"{}\"", i, b.label));
           if (!b.branches[i].first && i + 1 != b.branches.size())
             error(bp + "/0", "an else branch (null condition) must be the last branch of a conditional");
           region(s, *b.branches[i].second, bp + "/1");

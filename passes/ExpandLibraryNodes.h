@@ -14,8 +14,8 @@
 /// here.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -13,8 +13,8 @@
 /// included) are forked and joined. No-op on the CPU. Runs last.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "codegen/CodeWriter.h"
-#include "codegen/PythonTasklet.h"
 #include "ir/Diagnostic.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
 #include "ir/Walk.h"
+#include "lang/CodeWriter.h"
+#include "lang/PythonTasklet.h"
 
 namespace sdfc {
 

@@ -18,14 +18,14 @@
 ///  - connector names that are not C identifiers (tasklets, dynamic map range inputs);
 ///  - a tasklet output connector bound as a pointer or a reference that fans out to several edges;
 ///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h);
-///  - Python tasklets the translator refuses (codegen/PythonTasklet.h), with the connectors bound
+///  - Python tasklets the translator refuses (lang/PythonTasklet.h), with the connectors bound
 ///    as the code generator binds them: the same errors `compile` gave while printing, now before.
 /// Runs after stream-assignment (lifetimes and the streams of copies are decided) and before
 /// synchronization.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -93,34 +93,6 @@ struct Normalizer {
 
 }  // namespace
 
-const char* to_string(Target t) {
-  switch (t) {
-    case Target::CPU:
-      return "cpu";
-    case Target::CUDA:
-      return "cuda";
-    case Target::HIP:
-      return "hip";
-  }
-  return "?";
-}
-
-const char* to_string(TransientMode m) {
-  switch (m) {
-    case TransientMode::AsDeclared:
-      return "as-declared";
-    case TransientMode::Scoped:
-      return "scoped";
-    case TransientMode::Persistent:
-      return "persistent";
-    case TransientMode::Pool:
-      return "pool";
-    case TransientMode::External:
-      return "external";
-  }
-  return "?";
-}
-
 /// Replaces whole-word occurrences of `from` in Python code by `to`.
 std::string rename_in_code(const std::string& code, const std::string& from, const std::string& to) {
   std::string out;

@@ -16,8 +16,8 @@
 /// Assumes a validated SDFG. Must run before every other pass.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -19,8 +19,8 @@
 /// Global lifetime (allocated once at init, not per call). Runs after synchronization.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

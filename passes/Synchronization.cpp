@@ -4,9 +4,9 @@
 #include <map>
 #include <set>
 
+#include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "ir/Signature.h"
-#include "passes/StreamAssignment.h"
 
 namespace sdfc {
 namespace {

@@ -28,8 +28,8 @@
 /// Runs after stream-assignment.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -40,8 +40,8 @@
 /// Runs after normalize (storage resolved), before stream assignment.
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

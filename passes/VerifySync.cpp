@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "analysis/GpuOps.h"
 #include "ir/Signature.h"
-#include "passes/StreamAssignment.h"
 
 namespace sdfc {
 namespace {

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
+#include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
-#include "passes/StreamAssignment.h"
 
 namespace sdfc {
 namespace {

@@ -37,8 +37,8 @@
 /// Runs after synchronization (it reads the stream of every operation).
 #pragma once
 
+#include "ir/Options.h"
 #include "ir/SDFG.h"
-#include "passes/Options.h"
 
 namespace sdfc {
 

@@ -283,6 +283,11 @@ TEST(CorpusRunAvailability, TheCAbiRefusesMisuseWithAMessage) {
   EXPECT_TRUE(says(last_error(st), "was already finished by __dace_exit_external_ws_s")) << last_error(st);
   EXPECT_EQ(exit(st), 1);
   EXPECT_TRUE(says(last_error(nullptr), "__dace_exit_external_ws_s: the handle was not made by"));
+  // A dead handle with an argument array of null slots: the handle is checked before any slot is
+  // read (the slots were dereferenced first).
+  void* null_slots[] = {nullptr, nullptr, nullptr, nullptr};
+  sdfc_call(st, null_slots);
+  EXPECT_TRUE(says(last_error(nullptr), "__sdfc_call: the handle was not made by")) << last_error(nullptr);
 }
 
 }  // namespace

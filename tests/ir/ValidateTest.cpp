@@ -254,6 +254,36 @@ TEST(Validate, UndefinedSymbols) {
   EXPECT_TRUE(problems(j).empty());
 }
 
+TEST(Validate, UndefinedSymbolsInLoopsAndConditionals) {
+  // The conditions of conditional blocks and loops and a loop's init and update statements: a
+  // symbol removed from a GT4Py file (gt_metrics_level) reached the C++ compiler so (mutants).
+  Json j = small();
+  j["nodes"][2]["branches"][0][0]["string_data"] = "gt_metrics_level >= 10";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/2/branches/0/0/string_data");
+  EXPECT_NE(d.message.find("undefined symbol \"gt_metrics_level\" in the condition of branch 0 of conditional"),
+            std::string::npos)
+      << d.message;
+  j = small();
+  j["nodes"][1]["attributes"]["loop_condition"]["string_data"] = "it < NSTEPS";
+  d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/nodes/1/attributes/loop_condition/string_data");
+  EXPECT_NE(d.message.find("undefined symbol \"NSTEPS\" in the condition of loop"), std::string::npos) << d.message;
+  j = small();
+  j["nodes"][1]["attributes"]["init_statement"]["string_data"] = "it = start";
+  j["nodes"][1]["attributes"]["update_statement"]["string_data"] = "it = it + step";
+  auto ds = problems(j);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].pointer, "/nodes/1/attributes/init_statement/string_data");
+  EXPECT_NE(ds[0].message.find("undefined symbol \"start\" in the init statement of loop"), std::string::npos);
+  EXPECT_EQ(ds[1].pointer, "/nodes/1/attributes/update_statement/string_data");
+  EXPECT_NE(ds[1].message.find("undefined symbol \"step\" in the update statement of loop"), std::string::npos);
+  // Declared: valid.
+  j["attributes"]["symbols"]["start"] = "int32";
+  j["attributes"]["symbols"]["step"] = "int32";
+  EXPECT_TRUE(problems(j).empty());
+}
+
 TEST(Validate, MemletSymbolsMustBeDefinedAroundTheEdge) {
   // A map parameter renamed without its uses (44 of 1,500 mutants reached the C++ compiler so).
   Json j = small();

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "lang/PythonTasklet.h"
 #include "ir/Diagnostic.h"
+#include "lang/PythonTasklet.h"
 #include "runtime/include/sdfc/rt.h"
 
 using namespace sdfc;
