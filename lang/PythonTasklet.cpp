@@ -282,10 +282,6 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
   static const std::map<std::string_view, std::string_view> hints = {
       {"import", "math functions such as math.sqrt need no import"},
       {"from", "math functions such as math.sqrt need no import"},
-      {"if", "use a conditional expression 'a if cond else b'"},
-      {"elif", "use a conditional expression 'a if cond else b'"},
-      {"else", "use a conditional expression 'a if cond else b'"},
-      {"for", "loops belong in the SDFG (a map or a loop region), not in a tasklet"},
       {"while", "loops belong in the SDFG (a map or a loop region), not in a tasklet"},
       {"def", "functions cannot be defined in a tasklet"},
       {"class", "classes cannot be defined in a tasklet"},
@@ -311,7 +307,8 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
   return it->second;
 }
 constexpr std::string_view kAssignmentsOnly =
-    "python tasklets may contain only assignments ('name = expr', 'name += expr', 'out[i] = expr')";
+    "python tasklets may contain assignments ('name = expr', 'name += expr', 'out[i] = expr'), if/elif/else and "
+    "'for name in range(...)'";
 
 // ---------------------------------------------------------------------------------------------
 // Translation
@@ -360,11 +357,39 @@ class Translator {
     std::optional<std::size_t> base;
     for (const Statement& s : statements)
       if (s.indent && (!base || *s.indent < *base)) base = s.indent;
-    for (const Statement& s : statements) {
-      line_ = s.line;
-      if (s.indent && *s.indent != *base) fail(fmt::format("tasklet line {}: unexpected indentation", line_));
-      statement(s);
+    std::size_t next = 0;
+    std::vector<Compound> body = block(statements, next, base);
+    if (next != statements.size()) {  // a statement indented less than the first: Python rejects it
+      line_ = statements[next].line;
+      fail(fmt::format("tasklet line {}: unexpected indentation", line_));
     }
+    bool control_flow = false;
+    for (const Compound& c : body) control_flow |= c.kind != Compound::Kind::Simple;
+    if (control_flow) {
+      // Python's variables live in the whole tasklet: a temporary assigned in a branch or a loop
+      // is read after it. A first translation finds each temporary's type; the second declares
+      // them all before the first statement (one type per temporary; value-initialized).
+      Translator first(*this);
+      first.emit(body);
+      std::string declarations;
+      for (auto& [name, assigned] : first.temp_types_) {
+        std::set<DType> types = unify_integers(assigned);
+        if (types.size() > 1) {
+          std::vector<std::string> names;
+          for (DType t : types) names.emplace_back(to_string(t));
+          fail(
+              fmt::format("temporary '{}' is assigned values of types {} in a tasklet with control flow; sdfc needs "
+                          "one type per temporary there (convert the values, e.g. float(...))",
+                          name, fmt::join(names, " and ")));
+        }
+        std::string cpp = fresh_name(name, true);
+        declarations += fmt::format("{} {}{{}};\n", dtype_ctype(*types.begin()), cpp);
+        temps_[name] = Temporary{cpp, *types.begin()};
+      }
+      out_ = declarations;
+      hoisted_ = true;
+    }
+    emit(body);
     return out_;
   }
 
@@ -464,6 +489,206 @@ class Translator {
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+  }
+
+  // ---- control flow ------------------------------------------------------------------------
+
+  /// A statement with the statements it governs: `if`/`elif`/`else` and `for ... in range(...)`
+  /// headers own the more indented statements after them.
+  struct Compound {
+    enum class Kind { Simple, If, Elif, Else, For } kind = Kind::Simple;
+    Statement head;
+    std::size_t expr_begin = 0, expr_end = 0;  // the condition, or the `range(...)` call
+    std::string variable;                      // the `for` variable
+    std::vector<Compound> body;
+  };
+
+  /// The statements from `next` on at indentation `indent` (statements that follow another on
+  /// its line, after `;`, have none and belong to the same block).
+  std::vector<Compound> block(const std::vector<Statement>& statements, std::size_t& next,
+                              std::optional<std::size_t> indent) {
+    std::vector<Compound> out;
+    while (next < statements.size()) {
+      const Statement& s = statements[next];
+      line_ = s.line;
+      if (s.indent && indent && *s.indent < *indent) break;
+      if (s.indent && indent && *s.indent > *indent) {
+        // The body of a compound statement sdfc does not support (while, def, ...): name that.
+        if (!out.empty() && out.back().kind == Compound::Kind::Simple && text_[out.back().head.end - 1] == ':') {
+          line_ = out.back().head.line;
+          statement(out.back().head);
+        }
+        fail(fmt::format("tasklet line {}: unexpected indentation", line_));
+      }
+      ++next;
+      Compound c = header(s);
+      if (c.kind != Compound::Kind::Simple) {
+        if (next >= statements.size() || !statements[next].indent || !s.indent || *statements[next].indent <= *s.indent)
+          fail(fmt::format("tasklet line {}: '{}' needs an indented block on the lines after it", line_,
+                           display(s.begin, s.end)));
+        c.body = block(statements, next, statements[next].indent);
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  /// Classifies a statement: a control-flow header ending in `:` or a simple statement.
+  Compound header(const Statement& s) {
+    Compound c;
+    c.head = s;
+    std::size_t w = s.begin;
+    while (w < s.end && is_ident_char(text_[w])) ++w;
+    std::string_view word(text_.data() + s.begin, w - s.begin);
+    bool colon = text_[s.end - 1] == ':';
+    if (word == "if" || word == "elif" || word == "else" || word == "for") {
+      if (!colon)
+        fail(fmt::format("tasklet line {}: '{}': put the body of '{}' on the lines after it, indented", line_,
+                         display(s.begin, s.end), word));
+      c.expr_begin = w;
+      c.expr_end = s.end - 1;
+    }
+    if (word == "if") c.kind = Compound::Kind::If;
+    if (word == "elif") c.kind = Compound::Kind::Elif;
+    if (word == "else") {
+      c.kind = Compound::Kind::Else;
+      for (std::size_t i = w; i < s.end - 1; ++i)
+        if (!is_space(text_[i]))
+          fail(fmt::format("tasklet line {}: unsupported statement '{}'", line_, display(s.begin, s.end)));
+    }
+    if (word == "for") {
+      c.kind = Compound::Kind::For;
+      std::size_t v = w;
+      while (v < s.end && is_space(text_[v])) ++v;
+      std::size_t ve = v;
+      while (ve < s.end && is_ident_char(text_[ve])) ++ve;
+      c.variable = text_.substr(v, ve - v);
+      std::size_t in = ve;
+      while (in < s.end && is_space(text_[in])) ++in;
+      if (c.variable.empty() || text_.compare(in, 3, "in ") != 0)
+        fail(fmt::format("tasklet line {}: unsupported loop '{}'; loops in tasklets are 'for NAME in range(...):'",
+                         line_, display(s.begin, s.end)));
+      c.expr_begin = in + 3;
+    }
+    return c;
+  }
+
+  void emit(const std::vector<Compound>& body) {
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      const Compound& c = body[i];
+      line_ = c.head.line;
+      switch (c.kind) {
+        case Compound::Kind::Simple:
+          statement(c.head);
+          break;
+        case Compound::Kind::Elif:
+        case Compound::Kind::Else:
+          fail(fmt::format("tasklet line {}: '{}' without an 'if' before it", line_,
+                           c.kind == Compound::Kind::Elif ? "elif" : "else"));
+        case Compound::Kind::If: {
+          out_ += fmt::format("if ({}) {{\n", condition(c));
+          emit_indented(c.body);
+          while (i + 1 < body.size() &&
+                 (body[i + 1].kind == Compound::Kind::Elif || body[i + 1].kind == Compound::Kind::Else)) {
+            const Compound& next = body[++i];
+            line_ = next.head.line;
+            if (next.kind == Compound::Kind::Elif)
+              out_ += fmt::format("}} else if ({}) {{\n", condition(next));
+            else
+              out_ += "} else {\n";
+            emit_indented(next.body);
+            if (next.kind == Compound::Kind::Else) break;
+          }
+          out_ += "}\n";
+          break;
+        }
+        case Compound::Kind::For:
+          loop(c);
+          break;
+      }
+    }
+  }
+
+  std::string condition(const Compound& c) {
+    Value v = expr(parse(c.expr_begin, c.expr_end), true);
+    require_real(v, "a condition");
+    return truth_value(v).text;
+  }
+
+  /// `for k in range(a, b, step)` with a constant step: a C++ counter, and k assigned from it at
+  /// the start of each iteration, so that k keeps its last value after the loop as in Python.
+  void loop(const Compound& c) {
+    Expr call = parse(c.expr_begin, c.expr_end);
+    if (call->kind != ExprKind::Call || call->name != "range" || call->args.empty() || call->args.size() > 3)
+      fail(fmt::format("tasklet line {}: unsupported loop over '{}'; loops in tasklets are 'for NAME in range(...):'",
+                       line_, print_expr(call)));
+    std::vector<Value> args;
+    for (auto& a : call->args) {
+      Value v = expr(a);
+      if (!is_int_like(v.type) || v.type == DType::Bool)
+        fail(fmt::format("tasklet line {}: range() takes integers, got {} '{}'", line_, to_string(v.type),
+                         print_expr(a)));
+      args.push_back(v);
+    }
+    std::string start = args.size() > 1 ? args[0].text : "0";
+    std::string stop = args.size() > 1 ? args[1].text : args[0].text;
+    long long step = 1;
+    if (args.size() == 3) {
+      auto k = as_constant(simplify(call->args[2]));
+      if (!k || *k == 0)
+        fail(fmt::format("tasklet line {}: the step of range() must be a nonzero integer constant, not '{}'", line_,
+                         print_expr(call->args[2])));
+      step = *k;
+    }
+    if (scope_.inputs.count(c.variable) || scope_.outputs.count(c.variable) || scope_.symbols.count(c.variable))
+      fail(fmt::format("tasklet line {}: the loop variable '{}' is a connector or a symbol; use a new name", line_,
+                       c.variable));
+    std::string counter = fresh_name("__for_" + c.variable, true);
+    out_ += fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{\n", counter, start, step > 0 ? "<" : ">",
+                        stop, step);
+    record_temporary(c.variable, DType::Int64);
+    auto it = temps_.find(c.variable);
+    if (it == temps_.end() || it->second.type != DType::Int64) {
+      std::string cpp = fresh_name(c.variable, it == temps_.end());
+      out_ += fmt::format("  int64_t {} = {};\n", cpp, counter);
+      temps_[c.variable] = Temporary{cpp, DType::Int64};
+    } else {
+      out_ += fmt::format("  {} = {};\n", it->second.cpp_name, counter);
+    }
+    emit_indented(c.body);
+    out_ += "}\n";
+  }
+
+  /// emit() of a block's body, each of its lines indented by two more spaces.
+  void emit_indented(const std::vector<Compound>& body) {
+    std::string outer = std::move(out_);
+    out_.clear();
+    emit(body);
+    std::string inner = std::move(out_);
+    out_ = std::move(outer);
+    for (std::size_t b = 0; b < inner.size();) {
+      std::size_t e = inner.find('\n', b);
+      if (e == std::string::npos) e = inner.size();
+      out_ += "  " + inner.substr(b, e - b) + "\n";
+      b = e + 1;
+    }
+  }
+
+  void record_temporary(const std::string& name, DType t) { temp_types_[name].insert(t); }
+
+  /// Python has one integer type: integer values of several C types (a literal is int32, a loop
+  /// variable int64) make one temporary of the widest (int64 when signedness differs).
+  static std::set<DType> unify_integers(const std::set<DType>& types) {
+    bool all_int = true, is_signed = false, is_unsigned = false;
+    DType widest = *types.begin();
+    for (DType t : types) {
+      all_int &= is_int_like(t) && t != DType::Bool;
+      is_signed |= is_signed_int(t);
+      is_unsigned |= is_unsigned_int(t);
+      if (is_int_like(t) && int_rank(t) > int_rank(widest)) widest = t;
+    }
+    if (!all_int || types.size() < 2) return types;
+    return {is_signed && is_unsigned ? DType::Int64 : widest};
   }
 
   // ---- statements --------------------------------------------------------------------------
@@ -601,8 +826,9 @@ class Translator {
         out_ += fmt::format("{} = {};\n", lhs.text, truncate ? cast_to(result, out_type).text : result.text);
       return;
     }
+    record_temporary(name, result.type);
     auto it = temps_.find(name);
-    if (it != temps_.end() && it->second.type == result.type) {
+    if (it != temps_.end() && (it->second.type == result.type || hoisted_)) {  // hoisted: converts implicitly
       if (compound)
         out_ += compound_text(it->second.cpp_name);
       else
@@ -949,13 +1175,15 @@ class Translator {
   const TaskletScope& scope_;
   const std::string& file_;
   const std::string& pointer_;
-  int line_ = 0;                            // tasklet line of the statement being translated
-  std::string what_;                        // an expression's name in messages ("" for a tasklet)
-  std::string code_pointer_;                // an expression's JSON pointer ("" for a tasklet)
-  std::map<std::string, Temporary> temps_;  // Python name -> current C++ variable
-  std::set<std::string> cpp_names_;         // C++ names of temporaries
-  std::set<std::string> words_;             // identifiers of the code
-  std::vector<std::size_t> line_starts_;    // offsets of the lines of the code
+  int line_ = 0;                                       // tasklet line of the statement being translated
+  std::string what_;                                   // an expression's name in messages ("" for a tasklet)
+  std::string code_pointer_;                           // an expression's JSON pointer ("" for a tasklet)
+  std::map<std::string, Temporary> temps_;             // Python name -> current C++ variable
+  std::map<std::string, std::set<DType>> temp_types_;  // Python name -> the types assigned to it
+  bool hoisted_ = false;                               // temporaries declared before the first statement (control flow)
+  std::set<std::string> cpp_names_;                    // C++ names of temporaries
+  std::set<std::string> words_;                        // identifiers of the code
+  std::vector<std::size_t> line_starts_;               // offsets of the lines of the code
   std::string out_;
 };
 

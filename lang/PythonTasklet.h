@@ -1,8 +1,12 @@
 /// \file
-/// Translation of DaCe Python tasklets into C++ statements. A Python tasklet is straight-line code:
-/// assignments to output connectors, to output connector elements and to temporaries, over
-/// expressions of connectors, symbols and math constants. The translation infers a type for every
-/// expression and keeps Python's semantics in C++: true division, floor division and modulo, `**`,
+/// Translation of DaCe Python tasklets into C++ statements. A Python tasklet holds assignments to
+/// output connectors, to output connector elements and to temporaries, over expressions of
+/// connectors, symbols and math constants, and the statements DaCe's frontend writes around them:
+/// `if`/`elif`/`else` blocks and `for NAME in range(...)` loops (constant steps), nested. With
+/// control flow every temporary is declared before the first statement with the one type all its
+/// assignments have (a temporary assigned values of two types there is an error); straight-line
+/// code declares a new C++ variable when a temporary changes type, as Python's untyped names do. The translation infers
+/// a type for every expression and keeps Python's semantics in C++: true division, floor division and modulo, `**`,
 /// mixed int/float promotion, `and`/`or` returning an operand, truncating `int()`. The caller
 /// declares the connectors and includes `runtime/include/sdfc/rt.h` (the `sdfc::rt` helpers that the
 /// statements call); temporaries are declared by the statements themselves.

@@ -24,8 +24,6 @@ inline const std::vector<KnownUnsupported>& known_unsupported() {
       {"fe_complex_rowmix_s/program_gpu.sdfg", kComplex, 15},
       {"fe_mandel_complex_s/program.sdfg", kComplex, 15},
       {"fe_mandel_complex_s/program_gpu.sdfg", kComplex, 15},
-      {"fe_piecewise_tasklet_s/program.sdfg", "unsupported statement 'if (a < l):'", 15},
-      {"fe_piecewise_tasklet_s/program_gpu.sdfg", "unsupported statement 'if (a < l):'", 15},
       {"fe_rowdot_views_s/program.sdfg", kView, 15},
       {"fe_rowdot_views_s/program_libnodes.sdfg", kView, 15},
       {"fe_softmax_keepdims_s/program.sdfg", kView, 15},

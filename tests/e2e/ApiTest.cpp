@@ -316,6 +316,57 @@ TEST(Api, InvalidInputListsEveryProblem) {
   EXPECT_NE(msg.find("<string>: /edges/1/dst: error: interstate edge leads to block 9"), std::string::npos) << msg;
 }
 
+TEST(Api, TaskletsWithControlFlowRun) {
+  // The statement form DaCe's frontend writes: if/elif/else, loops over range() (a negative step,
+  // nested blocks), temporaries read after the blocks, the loop variable after its loop.
+  SDFGBuilder b("stmts");
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("y", DType::Float64, {"N"}).array("c", DType::Int32, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "x[i]"}},
+                              "if a < -1.0:\n"
+                              "    r = -1.0\n"
+                              "    k = -1\n"
+                              "elif a > 1.0:\n"
+                              "    r = 0.0\n"
+                              "    for j in range(4, 0, -1):\n"
+                              "        if j % 2 == 0:\n"
+                              "            r = r + a * j\n"
+                              "        else:\n"
+                              "            r = r - 1.0\n"
+                              "    k = j\n"
+                              "else:\n"
+                              "    r = a * a\n"
+                              "    k = 0\n"
+                              "o = r\n"
+                              "n = k",
+                              {{"o", "y[i]"}, {"n", "c[i]"}});
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  std::vector<double> x = {-3.0, -0.5, 0.0, 0.75, 1.5, 4.0}, y(x.size());
+  std::vector<std::int32_t> c(x.size());
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_array("c", c.data(), c.size());
+  p.set_value("N", static_cast<int>(x.size()));
+  p.call();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double a = x[i], r;
+    int k;
+    if (a < -1.0) {
+      r = -1.0;
+      k = -1;
+    } else if (a > 1.0) {
+      r = 0.0;
+      int j = 4;
+      for (; j > 0; --j) r = j % 2 == 0 ? r + a * j : r - 1.0;
+      k = 1;  // Python's j keeps its last value, 1
+    } else {
+      r = a * a;
+      k = 0;
+    }
+    EXPECT_EQ(y[i], r) << i;
+    EXPECT_EQ(c[i], k) << i;
+  }
+}
+
 TEST(Api, UnsupportedTaskletCodePointsAtTheTasklet) {
   SDFGBuilder b("bad");
   b.symbol("N").array("x", DType::Float64, {"N"});

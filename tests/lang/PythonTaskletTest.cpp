@@ -347,19 +347,51 @@ TEST(PythonTasklet, ErrorUnknownFunction) {
 }
 
 TEST(PythonTasklet, ErrorCompoundStatements) {
-  EXPECT_EQ(message_of("if x > 0:\n    o = x"),
-            "tasklet line 1: unsupported statement 'if x > 0:'; use a conditional expression 'a if cond else b'");
-  EXPECT_EQ(message_of("o = 0\nfor j in range(3): o += x"),
-            "tasklet line 2: unsupported statement 'for j in range(3): o += x'; loops belong in the SDFG (a map or "
-            "a loop region), not in a tasklet");
+  EXPECT_EQ(message_of("o = 0\nwhile o < 3:\n    o += x"),
+            "tasklet line 2: unsupported statement 'while o < 3:'; loops belong in the SDFG (a map or a loop region), "
+            "not in a tasklet");
   EXPECT_EQ(message_of("def f(v):\n  return v"),
             "tasklet line 1: unsupported statement 'def f(v):'; functions cannot be defined in a tasklet");
   EXPECT_EQ(message_of("o = x\nreturn o"),
             "tasklet line 2: unsupported statement 'return o'; a tasklet returns values by assigning its output "
             "connectors");
   EXPECT_EQ(message_of("math.sqrt(x)"),
-            "tasklet line 1: unsupported statement 'math.sqrt(x)'; python tasklets may contain only assignments "
-            "('name = expr', 'name += expr', 'out[i] = expr')");
+            "tasklet line 1: unsupported statement 'math.sqrt(x)'; python tasklets may contain assignments ('name = "
+            "expr', 'name += expr', 'out[i] = expr'), if/elif/else and 'for name in range(...)'");
+  // Control flow that is not DaCe's statement form.
+  EXPECT_EQ(message_of("if x > 0: o = x"),
+            "tasklet line 1: 'if x > 0: o = x': put the body of 'if' on the lines after it, indented");
+  EXPECT_EQ(message_of("if x > 0:\no = x"),
+            "tasklet line 1: 'if x > 0:' needs an indented block on the lines after it");
+  EXPECT_EQ(message_of("o = x\nelse:\n  o = y"), "tasklet line 2: 'else' without an 'if' before it");
+  EXPECT_EQ(message_of("for j in reversed(3):\n  o = x"),
+            "tasklet line 1: unsupported loop over 'reversed(3)'; loops in tasklets are 'for NAME in range(...):'");
+  EXPECT_EQ(message_of("for j in range(N, 0, -i):\n  o = x"),
+            "tasklet line 1: the step of range() must be a nonzero integer constant, not '-i'");
+  EXPECT_EQ(message_of("for j in range(x):\n  o = x"), "tasklet line 1: range() takes integers, got float64 'x'");
+  EXPECT_EQ(message_of("for a in range(3):\n  o = x"),
+            "tasklet line 1: the loop variable 'a' is a connector or a symbol; use a new name");
+  EXPECT_EQ(message_of("if x > 0:\n  t = 1\nelse:\n  t = 1.5\no = t"),
+            "temporary 't' is assigned values of types int32 and float64 in a tasklet with control flow; sdfc needs "
+            "one type per temporary there (convert the values, e.g. float(...))");
+}
+
+TEST(PythonTasklet, ControlFlowStatements) {
+  // DaCe's frontend writes if/elif/else blocks and loops over range() into tasklets; temporaries
+  // are declared once, before the first statement, so that they outlive the blocks.
+  EXPECT_EQ(
+      translate("if x < y:\n    t = x\n    k = -1\nelif x > z:\n    t = z\n    k = 1\nelse:\n    t = 0.0\n"
+                "    k = 0\no = t"),
+      "double t{};\n"
+      "if (x < y) {\n  t = x;\n  k = -1;\n} else if (x > z) {\n  t = z;\n  k = 1;\n} else {\n  t = 0.0;\n  k = 0;\n}\n"
+      "o = t;\n");
+  EXPECT_EQ(translate("s = 0.0\nfor j in range(1, N, 2):\n    if j % 3 == 0:\n        s += x\no = s + j"),
+            "int64_t j{};\ndouble s{};\ns = 0.0;\n"
+            "for (int64_t __for_j = 1; __for_j < N; __for_j += 2) {\n  j = __for_j;\n"
+            "  if (sdfc::rt::floormod(j, 3) == 0) {\n    s += x;\n  }\n}\no = s + j;\n");
+  EXPECT_EQ(translate("k = 0\nfor j in range(5, 0, -1):\n    k = k + a", scope({{"a", kI32}}, {{"k", kI32}})),
+            "int64_t j{};\nk = 0;\nfor (int64_t __for_j = 5; __for_j > 0; __for_j += -1) {\n  j = __for_j;\n"
+            "  k = k + a;\n}\n");
 }
 
 TEST(PythonTasklet, ErrorAssignmentToInputOrSymbol) {
