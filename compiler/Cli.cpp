@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,22 @@ void input_file(const std::string& a, std::string& file) {
   file = a;
 }
 
+/// The directory of option `name` at args[i] (`NAME DIR` or `NAME=DIR`, advancing i past DIR), or
+/// nullopt when args[i] is another argument. A missing or empty directory is a usage error.
+std::optional<std::string> directory_option(const std::vector<std::string>& args, std::size_t& i,
+                                            const std::string& name) {
+  const std::string& a = args[i];
+  std::string dir;
+  if (a == name && i + 1 < args.size())
+    dir = args[++i];
+  else if (a.rfind(name + "=", 0) == 0)
+    dir = a.substr(name.size() + 1);
+  else if (a != name)
+    return std::nullopt;
+  if (dir.empty()) throw UsageError(name + " needs a directory");
+  return dir;
+}
+
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
   std::string file, output, emit_dir, dace_dir, print_after;
@@ -280,21 +297,10 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       if (a == "-o") {
         if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
         output = args[++i];
-      } else if (a == "--emit-source" || a.rfind("--emit-source=", 0) == 0) {
-        if (a == "--emit-source") {
-          if (i + 1 >= args.size()) throw UsageError("--emit-source needs a directory");
-          emit_dir = args[++i];
-        } else {
-          emit_dir = a.substr(14);
-        }
-      } else if (a == "--dace-layout" || a.rfind("--dace-layout=", 0) == 0) {
-        if (a == "--dace-layout") {
-          if (i + 1 >= args.size()) throw UsageError("--dace-layout needs a directory");
-          dace_dir = args[++i];
-        } else {
-          dace_dir = a.substr(14);
-        }
-        if (dace_dir.empty()) throw UsageError("--dace-layout needs a directory");
+      } else if (auto dir = directory_option(args, i, "--emit-source")) {
+        emit_dir = *dir;
+      } else if (auto dir = directory_option(args, i, "--dace-layout")) {
+        dace_dir = *dir;
       } else if (a.rfind("--print-after=", 0) == 0 || a == "--print-after") {
         print_after = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
         bool known = print_after == "all";
