@@ -1012,4 +1012,23 @@ bool equal(const Expr& a, const Expr& b) {
   return true;
 }
 
+bool split_assignment(const std::string& code, std::string& lhs, std::string& rhs) {
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (code[i] != '=') continue;
+    char prev = i ? code[i - 1] : ' ';
+    char next = i + 1 < code.size() ? code[i + 1] : ' ';
+    if (next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!') continue;
+    lhs = code.substr(0, i);
+    rhs = code.substr(i + 1);
+    auto trim = [](std::string& s) {
+      s.erase(0, s.find_first_not_of(" \t\n"));
+      s.erase(s.find_last_not_of(" \t\n") + 1);
+    };
+    trim(lhs);
+    trim(rhs);
+    return !lhs.empty() && !rhs.empty();
+  }
+  return false;
+}
+
 }  // namespace sdfc

@@ -97,4 +97,8 @@ const char* binop_text(BinOp op);
 std::int64_t floor_div(std::int64_t a, std::int64_t b);
 std::int64_t floor_mod(std::int64_t a, std::int64_t b);
 
+/// Splits a Python assignment statement `lhs = rhs` (not `==`, `<=`, ...) into its two trimmed
+/// sides (a loop's init and update statements); false when there is none or a side is empty.
+bool split_assignment(const std::string& code, std::string& lhs, std::string& rhs);
+
 }  // namespace sdfc

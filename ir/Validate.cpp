@@ -59,12 +59,8 @@ class Validator {
   /// code_symbols of the value of an assignment statement `NAME = VALUE` (a loop's init and
   /// update statements; the target is the loop variable, defined by the loop).
   void statement_symbols(const std::string& code, const std::string& ptr, const std::string& what) {
-    for (std::size_t i = 0; i + 1 < code.size(); ++i) {
-      if (code[i] != '=' || code[i + 1] == '=') continue;
-      if (i > 0 && std::string("=<>!+-*/%&|^").find(code[i - 1]) != std::string::npos) continue;
-      code_symbols(code.substr(i + 1), ptr, what);
-      return;
-    }
+    std::string target, value;
+    if (split_assignment(code, target, value)) code_symbols(value, ptr, what);
   }
 
   void undefined_symbols(const Expr& e, const std::set<std::string>& scope, const std::string& ptr,
