@@ -195,6 +195,20 @@ void StateBuilder::copy(int src, int dst, const std::string& src_subset, const s
   state_->edges.back().memlet.other_subset = parse_subset(dst_subset);
 }
 
+void StateBuilder::view_of(int view, int viewed, const std::string& subset, bool written) {
+  const std::string data = state_->node(viewed).data;
+  if (written) {
+    edge(view, "views", viewed, "", data, subset);
+    state_->node(view).out_connectors.push_back({"views", std::nullopt});
+  } else {
+    edge(viewed, "", view, "views", data, subset);
+    state_->node(view).in_connectors.push_back({"views", std::nullopt});
+  }
+  std::vector<std::string> extents;
+  for (auto& d : sdfg_->find_data(state_->node(view).data)->shape) extents.push_back("0:" + print_expr(d));
+  state_->edges.back().memlet.other_subset = parse_subset(fmt::format("{}", fmt::join(extents, ", ")));
+}
+
 std::pair<int, int> StateBuilder::mapped_tasklet(const std::string& label,
                                                  const std::vector<std::pair<std::string, std::string>>& map_ranges,
                                                  const std::vector<std::pair<std::string, std::string>>& inputs,
@@ -270,6 +284,17 @@ SDFGBuilder::SDFGBuilder(std::string name) : sdfg_(std::make_unique<SDFG>()) {
 
 SDFGBuilder& SDFGBuilder::symbol(const std::string& name, DType t) {
   sdfg_->symbols.emplace_back(name, t);
+  return *this;
+}
+
+SDFGBuilder& SDFGBuilder::view(const std::string& name, DType t, const std::vector<std::string>& shape,
+                               const std::vector<std::string>& strides, StorageType storage) {
+  array(name, t, shape, true, storage);
+  DataDesc& d = sdfg_->arrays.back().second;
+  d.view = true;
+  if (strides.size() != shape.size()) builder_error(fmt::format("view \"{}\": one stride per dimension", name));
+  d.strides.clear();
+  for (auto& s : strides) d.strides.push_back(simplify(parse_or_throw(s)));
   return *this;
 }
 

@@ -40,6 +40,10 @@ class StateBuilder {
             const std::string& subset_text, const std::string& wcr = "");
   /// A copy between two access nodes: `src_subset` of src's data to `dst_subset` of dst's.
   void copy(int src, int dst, const std::string& src_subset, const std::string& dst_subset);
+  /// The edge through which view node `view` views `subset` of the data of access node `viewed`,
+  /// as DaCe's frontend writes it (the `views` connector on the view's side): from `viewed` to
+  /// the view for a view that is read, from the view to `viewed` for one that is written.
+  void view_of(int view, int viewed, const std::string& subset, bool written = false);
 
   /// DaCe's add_mapped_tasklet: access nodes, map, tasklet and memlets in one call.
   /// Inputs/outputs map connector -> "A[i, j]"; `outer` reuses existing access nodes by name.
@@ -69,6 +73,9 @@ class SDFGBuilder {
   /// An array with shape expressions such as {"N", "M - 2"}.
   SDFGBuilder& array(const std::string& name, DType t, const std::vector<std::string>& shape, bool transient = false,
                      StorageType storage = StorageType::Default, Lifetime lifetime = Lifetime::Scope);
+  /// A view (DaCe's ArrayView) with its own shape and strides (element strides, as "1", "M").
+  SDFGBuilder& view(const std::string& name, DType t, const std::vector<std::string>& shape,
+                    const std::vector<std::string>& strides, StorageType storage = StorageType::Default);
   SDFGBuilder& scalar(const std::string& name, DType t, bool transient = false,
                       StorageType storage = StorageType::Default);
   /// Appends a state to the root region (the first one is the start block).

@@ -83,8 +83,11 @@ class Dumper {
   }
 
   static std::string data(const std::string& n, const DataDesc& d) {
-    std::string s =
-        fmt::format("{} {}: {}[{}]", d.transient ? "transient" : "data", n, to_string(d.dtype), join(d.shape));
+    std::string s = fmt::format("{} {}: {}[{}]",
+                                d.view        ? "view"
+                                : d.transient ? "transient"
+                                              : "data",
+                                n, to_string(d.dtype), join(d.shape));
     if (d.kind == DataKind::Scalar)
       s = fmt::format("{} {}: {} scalar", d.transient ? "transient" : "data", n, to_string(d.dtype));
     if (d.kind == DataKind::Array) {

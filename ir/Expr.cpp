@@ -683,6 +683,39 @@ std::optional<Poly> poly_mul(const Poly& a, const Poly& b) {
   return r;
 }
 
+std::optional<Poly> to_poly(const Expr& e);
+
+/// `c * (x // b) * b + c * (x % b)` is `c * x` (Python's floor division and modulo, any signs),
+/// where b is one monomial: how an element addressed through a reshaping view (its linear
+/// position split into indices) becomes its linear position again.
+std::optional<Poly> recombine_div_mod(Poly p) {
+  for (auto& [mk, me] : p.atoms) {
+    if (me->kind != ExprKind::Binary || static_cast<BinOp>(me->op) != BinOp::Mod) continue;
+    for (auto& [dk, de] : p.atoms) {
+      if (de->kind != ExprKind::Binary || static_cast<BinOp>(de->op) != BinOp::FloorDiv) continue;
+      if (!equal(de->args[0], me->args[0]) || !equal(de->args[1], me->args[1])) continue;
+      auto b = to_poly(me->args[1]);
+      if (!b || b->terms.size() != 1 || b->terms.begin()->second != 1) continue;
+      auto mod_term = p.terms.find(Monomial{{mk, 1}});
+      std::map<std::string, int> dm(b->terms.begin()->first.begin(), b->terms.begin()->first.end());
+      dm[dk] += 1;
+      auto div_term = p.terms.find(Monomial(dm.begin(), dm.end()));
+      if (mod_term == p.terms.end() || div_term == p.terms.end() || mod_term->second != div_term->second) continue;
+      std::int64_t c = mod_term->second;
+      p.terms.erase(mod_term);
+      p.terms.erase(div_term);
+      auto x = to_poly(me->args[0]);
+      if (!x) return std::nullopt;
+      auto cx = poly_mul(poly_const(c), *x);
+      if (!cx) return std::nullopt;
+      auto r = poly_add(p, *cx, 1);
+      if (!r) return std::nullopt;
+      return recombine_div_mod(*r);  // atoms of p stay keyed; unused ones are harmless
+    }
+  }
+  return p;
+}
+
 std::optional<Poly> to_poly(const Expr& e) {
   switch (e->kind) {
     case ExprKind::Int:
@@ -703,7 +736,8 @@ std::optional<Poly> to_poly(const Expr& e) {
         auto b = to_poly(e->args[1]);
         if (!a || !b) return std::nullopt;
         if (op == BinOp::Mul) return poly_mul(*a, *b);
-        return poly_add(*a, *b, op == BinOp::Add ? 1 : -1);
+        auto sum = poly_add(*a, *b, op == BinOp::Add ? 1 : -1);
+        return sum ? recombine_div_mod(*sum) : sum;
       }
       if (op == BinOp::Pow && e->args[1]->kind == ExprKind::Int && e->args[1]->ival >= 0 && e->args[1]->ival <= 8) {
         auto a = to_poly(e->args[0]);
@@ -719,6 +753,10 @@ std::optional<Poly> to_poly(const Expr& e) {
       // Integer floor division and modulo of constants fold; anything else is an atom.
       auto a = to_poly(e->args[0]);
       auto b = to_poly(e->args[1]);
+      if (a && b && b->terms.size() == 1 && b->terms.begin()->first.empty() && b->terms.begin()->second == 1) {
+        if (op == BinOp::FloorDiv) return a;  // x // 1
+        if (op == BinOp::Mod) return poly_const(0);
+      }
       if (a && b && a->terms.size() <= 1 && b->terms.size() == 1 &&
           (a->terms.empty() || a->terms.begin()->first.empty()) && b->terms.begin()->first.empty()) {
         std::int64_t x = a->terms.empty() ? 0 : a->terms.begin()->second;

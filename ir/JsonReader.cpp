@@ -357,12 +357,16 @@ class Reader {
     object(j, ptr, "a data descriptor");
     DataDesc d;
     std::string type = string(require(j, ptr, "type"), at(ptr, "type"), "a data descriptor type");
-    if (type == "Array")
+    if (type == "Array" || type == "ArrayView" || type == "View") {
       d.kind = DataKind::Array;
-    else if (type == "Scalar")
+      d.view = type != "Array";
+    } else if (type == "Scalar") {
       d.kind = DataKind::Scalar;
-    else
-      fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar", type));
+    } else {
+      fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar, "
+                                        "ArrayView, View",
+                                        type));
+    }
     std::string ap = at(ptr, "attributes");
     const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "descriptor attributes") : kEmptyObject;
     if (auto t = attrs.find("dtype"); t != attrs.end()) d.dtype = dtype(*t, at(ap, "dtype"));

@@ -93,7 +93,7 @@ class Writer {
     if (d.storage != StorageType::Default) a["storage"] = std::string(to_string(d.storage));
     if (d.lifetime != Lifetime::Scope) a["lifetime"] = std::string(to_string(d.lifetime));
     merge(a, d.extra);
-    return {{"type", d.kind == DataKind::Array ? "Array" : "Scalar"}, {"attributes", a}};
+    return {{"type", d.kind == DataKind::Scalar ? "Scalar" : d.view ? "ArrayView" : "Array"}, {"attributes", a}};
   }
 
   void region_body(const Block& r, Json& j) {

@@ -39,9 +39,15 @@ struct CodeBlock {
 
 enum class DataKind { Array, Scalar };
 
-/// A data container (DaCe `Array` or `Scalar`).
+/// A data container (DaCe `Array` or `Scalar`, or a view: `ArrayView`/`View`, read as an Array
+/// with `view` set).
 struct DataDesc {
   DataKind kind = DataKind::Array;
+  /// DaCe's views (`ArrayView`, `View`): an alias of part of the container at the other end of
+  /// the view's adjacent edge, with its own shape, strides and offset; never allocated. The
+  /// fold-views pass rewrites every access through a view into one of the viewed container and
+  /// removes the view, so no later pass sees one.
+  bool view = false;
   DType dtype = DType::Int32;
   std::vector<Expr> shape;
   std::vector<Expr> strides;  ///< Array only; C order when the file omits it

@@ -7,6 +7,7 @@
 #include "ir/Dump.h"
 #include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
+#include "passes/FoldViews.h"
 #include "passes/Legalize.h"
 #include "passes/Normalize.h"
 #include "passes/PoolLegality.h"
@@ -29,6 +30,9 @@ const std::vector<Pass>& passes() {
       // first: no later pass knows library nodes; normalize then treats their expansions as any
       // nested SDFG (connector types, schedules).
       {"expand-library-nodes", expand_library_nodes},
+      // after the expansions (they read their operands' view shapes) and before everything else:
+      // no later pass, analysis or emitter knows views.
+      {"fold-views", fold_views},
       // normalize next: every later pass reads explicit schedules, storage and connector types.
       {"normalize", normalize},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.

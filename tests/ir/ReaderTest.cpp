@@ -258,7 +258,7 @@ TEST(Reader, UnsupportedDescriptorAndBlock) {
   j["attributes"]["_arrays"]["A"]["type"] = "Stream";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/type");
-  EXPECT_EQ(d.message, "unsupported data descriptor type \"Stream\"; supported: Array, Scalar");
+  EXPECT_EQ(d.message, "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View");
   Json k = small();
   k["nodes"][1]["type"] = "FunctionCallRegion";
   EXPECT_EQ(one_problem(k).pointer, "/nodes/1/type");
