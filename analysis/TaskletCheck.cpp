@@ -76,9 +76,9 @@ struct Unit {
 };
 
 bool has_cpp_type(DType t) {
-  // The generated code's headers do not define dace::float16 / dace::complex* (the code generator
-  // does not support them yet); tasklets with such connectors are left to it.
-  return t != DType::Float16 && t != DType::Complex64 && t != DType::Complex128;
+  // The generated code's headers do not define dace::float16 (the code generator does not
+  // support it yet); tasklets with such connectors are left to it.
+  return t != DType::Float16;
 }
 
 bool single_element(const Range& r) {

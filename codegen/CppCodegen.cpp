@@ -1190,6 +1190,38 @@ class Generator {
       unsupported(
           ptr + "/attributes/data/attributes/wcr",
           fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments", *m.wcr));
+    if (t == DType::Complex64 || t == DType::Complex128) {
+      // Complex sums add the two parts, each atomically where the writes race; other lambdas
+      // have no atomic form: a critical section on the CPU, refused in kernels.
+      bool atomic = in_kernel_ || parallel;
+      if (wcr->kind == Wcr::Sum && atomic) {
+        w.open("");
+        w.line(fmt::format("const {} __wcr_value = {};", ctype(t), value));
+        for (const char* part : {"re", "im"}) {
+          if (in_kernel_) {
+            w.line(fmt::format("sdfc::gpu::atomic_add(&({}).{}, __wcr_value.{});", target, part, part));
+          } else {
+            w.line("#pragma omp atomic");
+            w.line(fmt::format("({}).{} += __wcr_value.{};", target, part, part));
+          }
+        }
+        w.close();
+        return;
+      }
+      if (in_kernel_)
+        unsupported(ptr + "/attributes/data/attributes/wcr",
+                    fmt::format("write-conflict resolution \"{}\" on {} data in a GPU kernel: only sums of complex "
+                                "numbers have an atomic form",
+                                *m.wcr, to_string(t)));
+      std::string body = wcr->kind == Wcr::Sum       ? fmt::format("{} + {}", ident(wcr->a), ident(wcr->b))
+                         : wcr->kind == Wcr::Product ? fmt::format("{} * {}", ident(wcr->a), ident(wcr->b))
+                                                     : print_cpp(wcr->body);
+      std::string lambda = fmt::format("[]({0} {1}, {0} {2}) -> {0} {{ return static_cast<{0}>({3}); }}", ctype(t),
+                                       ident(wcr->a), ident(wcr->b), body);
+      if (atomic) w.line("#pragma omp critical(sdfc_complex_wcr)");
+      w.line(fmt::format("{0} = ({1})({0}, {2});", target, lambda, value));
+      return;
+    }
     if (in_kernel_) {
       if (wcr->kind == Wcr::Sum) {
         w.line(fmt::format("sdfc::gpu::atomic_add(&{}, static_cast<{}>({}));", target, ctype(t), value));

@@ -322,6 +322,26 @@ void Program::set_value(const std::string& name, double value) {
 void Program::set_value(const std::string& name, std::int64_t value) {
   impl_->set_value(name, value);
 }
+void Program::set_value(const std::string& name, std::complex<double> value) {
+  auto& a = impl_->find(name);
+  bool complex = a.dtype == DType::Complex64 || a.dtype == DType::Complex128;
+  if (!complex) {
+    if (value.imag() != 0)
+      throw ArgumentError(
+          name, fmt::format("argument \"{}\" of program \"{}\" is {}, not complex", name, impl_->name, a.info.dtype));
+    impl_->set_value(name, value.real());
+    return;
+  }
+  if (a.info.kind == "array" || a.by_pointer)
+    throw ArgumentError(
+        name, fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", name, impl_->name));
+  DType part = a.dtype == DType::Complex64 ? DType::Float32 : DType::Float64;
+  if (!convert_exact(value.real(), part, a.value) || !convert_exact(value.imag(), part, a.value + dtype_size(part)))
+    throw ArgumentError(name, fmt::format("value ({}, {}) does not convert exactly to {}, the dtype of argument "
+                                          "\"{}\" of program \"{}\"",
+                                          value.real(), value.imag(), a.info.dtype, name, impl_->name));
+  a.bound = true;
+}
 
 std::map<std::string, std::int64_t> Program::Impl::symbol_values() {
   std::map<std::string, std::int64_t> syms = extra_symbols;

@@ -45,6 +45,10 @@ std::string format_element(const unsigned char* p, DType t) {
       return float_text(load<float>(p));
     case DType::Float64:
       return float_text(load<double>(p));
+    case DType::Complex64:
+      return "[" + float_text(load<float>(p)) + ", " + float_text(load<float>(p + 4)) + "]";
+    case DType::Complex128:
+      return "[" + float_text(load<double>(p)) + ", " + float_text(load<double>(p + 8)) + "]";
     default:
       return "null";
   }

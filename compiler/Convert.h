@@ -85,14 +85,21 @@ inline bool convert_exact(V v, DType t, unsigned char* out) {
       return put(static_cast<float>(v));
     case DType::Float64:
       return put(static_cast<double>(v));
+    case DType::Complex64:
+    case DType::Complex128: {
+      // A real number is a complex number with imaginary part 0.
+      DType part = t == DType::Complex64 ? DType::Float32 : DType::Float64;
+      if (!convert_exact(v, part, out)) return false;
+      return convert_exact(0.0, part, out + dtype_size(part));
+    }
     default:
       return false;
   }
 }
 
-/// The element at `p` as JSON text: shortest round-trip for floats (as Python's repr); NaN and the
-/// infinities as the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers; sdfc run
-/// reads the same strings in inputs.json).
+/// The element at `p` as JSON text: shortest round-trip for floats (as Python's repr), complex
+/// numbers as `[re, im]` (the corpus's encoding); NaN and the infinities as the strings "NaN", "Infinity", "-Infinity"
+/// (JSON has no such numbers; sdfc run reads the same strings in inputs.json).
 std::string format_element(const unsigned char* p, DType t);
 
 }  // namespace sdfc

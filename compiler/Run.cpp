@@ -32,6 +32,14 @@ struct Buffer {
 
 /// Converts one JSON number into `t` at `out`, exactly, or fails with the value's pointer.
 void put_number(const InJson& v, DType t, unsigned char* out, const std::string& file, const std::string& ptr) {
+  if ((t == DType::Complex64 || t == DType::Complex128) && v.is_array()) {  // [re, im]
+    if (v.size() != 2)
+      bad_input(file, ptr, fmt::format("expected a complex number as [re, im] but found {}", v.dump()));
+    DType part = t == DType::Complex64 ? DType::Float32 : DType::Float64;
+    put_number(v[0], part, out, file, ptr + "/0");
+    put_number(v[1], part, out + dtype_size(part), file, ptr + "/1");
+    return;
+  }
   bool ok;
   if (v.is_number_integer() && !v.is_number_unsigned())
     ok = convert_exact(v.get<std::int64_t>(), t, out);
@@ -147,7 +155,9 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
         std::string p = std::string("/") + section + "/" + pointer_token(a.name) + "/value";
         alignas(16) unsigned char tmp[16];
         put_number(v, t, tmp, req.inputs_path, p);
-        if (v.is_number_float())
+        if (v.is_array())  // a complex number [re, im] (put_number accepted it)
+          program.set_value(a.name, std::complex<double>(v[0].get<double>(), v[1].get<double>()));
+        else if (v.is_number_float())
           program.set_value(a.name, v.get<double>());
         else if (v.is_string())  // "NaN", "Infinity", "-Infinity" (put_number accepted it)
           program.set_value(a.name, v == "NaN" ? NAN : v == "Infinity" ? INFINITY : -INFINITY);

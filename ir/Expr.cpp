@@ -334,6 +334,15 @@ struct Parser {
         fail(pos, fmt::format("unknown typed-literal suffix '{}{}'", c, digits));
       }
     }
+    // Python's imaginary literal (`1j`, `0.5J`): the call complex(0, value), which prints back
+    // as valid Python.
+    if (!suffix && pos < src.size() && (src[pos] == 'j' || src[pos] == 'J') &&
+        !(pos + 1 < src.size() && (std::isalnum(static_cast<unsigned char>(src[pos + 1])) || src[pos + 1] == '_'))) {
+      ++pos;
+      double v = std::strtod(text.c_str(), nullptr);
+      std::string ftext = is_float ? text : text + ".0";
+      return make_call("complex", {make_int(0), make_float(v, ftext)});
+    }
     if (pos < src.size() && (std::isalpha(static_cast<unsigned char>(src[pos])) || src[pos] == '_'))
       fail(pos, fmt::format("malformed number '{}'", src.substr(start, pos - start + 1)));
     if (is_float || (suffix && is_float_dtype(*suffix))) {

@@ -187,6 +187,23 @@ DType python_common(const std::vector<Value>& ops) {
   return t;
 }
 
+// The complex type of an operation with a complex operand: complex128 unless every operand is at
+// most 32 bits wide (numpy's promotion; number literals are weak, as Python's scalars are).
+DType complex_result(const std::vector<Value>& ops) {
+  bool single = false;
+  for (const Value& v : ops) {
+    if (v.type == DType::Complex128) return DType::Complex128;
+    bool literal = v.literal != nullptr || v.type == DType::Bool;
+    if (!is_complex(v.type) && !literal && dtype_size(v.type) > 4) return DType::Complex128;
+    single |= v.type == DType::Complex64 || (!literal && v.type == DType::Float32);
+  }
+  return single ? DType::Complex64 : DType::Complex128;  // Python's own complex numbers are double
+}
+// The real type of a complex type's parts.
+DType complex_part(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : DType::Float64;
+}
+
 std::string join_args(const std::vector<Value>& args) {
   std::string s;
   for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].text;
@@ -862,7 +879,7 @@ class Translator {
 
   void require_real(const Value& v, std::string_view what) const {
     if (is_complex(v.type))
-      fail(fmt::format("unsupported operand type {} for '{}' in {}; complex values are supported only in copies",
+      fail(fmt::format("unsupported operand type {} for '{}' in {}; Python does not define it for complex numbers",
                        to_string(v.type), what, where()));
   }
   void require_integer(const Value& v, std::string_view what) const {
@@ -917,6 +934,15 @@ class Translator {
 
   Value name_value(const ExprNode& e) {
     if (auto it = temps_.find(e.name); it != temps_.end()) return {it->second.cpp_name, kPrimary, it->second.type};
+    // z.real, z.imag
+    if (auto dot = e.name.rfind('.'); dot != std::string::npos && is_value_name(e.name.substr(0, dot))) {
+      std::string attr = e.name.substr(dot + 1);
+      if (attr == "real" || attr == "imag") {
+        Value z = name_value(*make_symbol(e.name.substr(0, dot)));
+        if (!is_complex(z.type)) return attr == "real" ? z : Value{"0", kPrimary, DType::Int32};
+        return {fmt::format("{}.{}", z.text, attr == "real" ? "re" : "im"), kPrimary, complex_part(z.type)};
+      }
+    }
     if (scope_.pointers.count(e.name))
       fail(
           fmt::format("connector '{}' is used as a single value in {}, but its memlet binds {} (it moves more than "
@@ -986,7 +1012,7 @@ class Translator {
       }
       case UnaryOp::Neg:
       case UnaryOp::Plus:
-        require_real(a, op == UnaryOp::Neg ? "-" : "+");
+        if (is_complex(a.type)) return {wrap(op == UnaryOp::Neg ? "-" : "+"), kUnary, a.type};
         return {wrap(op == UnaryOp::Neg ? "-" : "+"), kUnary, promote(a.type)};
       case UnaryOp::Invert:
         require_integer(a, "~");
@@ -1000,6 +1026,10 @@ class Translator {
   // a C++ operator and no casts, so that `a op= b` computes the same.
   Value binary(BinOp op, Value a, Value b, const ExprNode& rhs, bool* plain = nullptr) {
     const char* py = binop_text(op);
+    if (is_complex(a.type) || is_complex(b.type)) {
+      if (plain) *plain = false;
+      return complex_binary(op, std::move(a), std::move(b));
+    }
     require_real(a, py);
     require_real(b, py);
     if (plain) *plain = false;
@@ -1053,9 +1083,39 @@ class Translator {
     internal_error(__FILE__, __LINE__, "unknown binary operator");
   }
 
+  /// Arithmetic with a complex operand (sdfc::rt::complex, runtime/include/sdfc/complex.h): both
+  /// operands in the result's complex type; `**` through complex_pow (integer exponents exact).
+  Value complex_binary(BinOp op, Value a, Value b) {
+    std::vector<Value> ops{std::move(a), std::move(b)};
+    DType want = complex_result(ops);
+    switch (op) {
+      case BinOp::Add:
+      case BinOp::Sub:
+      case BinOp::Mul:
+      case BinOp::Div:
+        for (Value& v : ops) v = cast_to(v, want);
+        return infix(ops[0], binop_text(op), ops[1], op == BinOp::Add || op == BinOp::Sub ? kAdd : kMul, want);
+      case BinOp::Pow:
+        if (!is_int_like(ops[1].type)) ops[1] = cast_to(ops[1], want);
+        ops[0] = cast_to(ops[0], want);
+        return {fmt::format("sdfc::rt::complex_pow({})", join_args(ops)), kPrimary, want};
+      default:
+        fail(
+            fmt::format("unsupported operand type complex for '{}' in {}; Python does not define it for complex "
+                        "numbers",
+                        binop_text(op), where()));
+    }
+  }
+
   Value compare(CmpOp op, Value a, Value b) {
     static const char* const text[] = {"<", "<=", ">", ">=", "==", "!="};
     const char* t = text[static_cast<int>(op)];
+    if ((is_complex(a.type) || is_complex(b.type)) && (op == CmpOp::Eq || op == CmpOp::Ne)) {
+      std::vector<Value> ops{std::move(a), std::move(b)};
+      DType want = complex_result(ops);
+      for (Value& v : ops) v = cast_to(v, want);
+      return infix(ops[0], t, ops[1], kEq, DType::Bool);
+    }
     require_real(a, t);
     require_real(b, t);
     std::vector<Value> ops{std::move(a), std::move(b)};
@@ -1089,7 +1149,9 @@ class Translator {
 
   Value conditional(const Value& cond, const Value& a, const Value& b) {
     std::vector<Value> ops{a, b};
-    DType want = python_common(ops);
+    DType want = is_complex(a.type) || is_complex(b.type) ? complex_result(ops) : python_common(ops);
+    if (is_complex(want))
+      for (Value& v : ops) v = cast_to(v, want);
     cast_until(ops, want, common_of);
     return {fmt::format("({} ? {} : {})", truth_value(cond).text, ops[0].text, ops[1].text), kPrimary, want};
   }
@@ -1111,13 +1173,29 @@ class Translator {
     }
     if (cast) {
       check_arity(e, 1);
-      if (is_complex(*cast))
-        fail(fmt::format("cast to {} in {} is not supported; complex values are supported only in copies",
-                         to_string(*cast), where()));
       Value v = expr(e.args[0]);
-      require_real(v, e.name);
+      if (!is_complex(*cast)) require_real(v, e.name);
       return cast_to(v, *cast);
     }
+    // complex(re[, im]) (also the imaginary literal `1j`, read as complex(0, 1.0)).
+    if (module.empty() && base == "complex" && (e.args.size() == 1 || e.args.size() == 2)) {
+      std::vector<Value> parts;
+      for (const Expr& a : e.args) parts.push_back(expr(a));
+      DType want = complex_result(parts);
+      if (parts.size() == 1) return cast_to(parts[0], want);
+      for (Value& v : parts) {
+        require_real(v, "complex");
+        v = cast_to(v, complex_part(want));
+      }
+      return {fmt::format("{}({})", dtype_ctype(want), join_args(parts)), kPrimary, want};
+    }
+    // z.conjugate()
+    if (auto dot = e.name.rfind('.'); dot != std::string::npos && e.name.substr(dot + 1) == "conjugate" &&
+                                      e.args.empty() && is_value_name(e.name.substr(0, dot))) {
+      Value z = name_value(*make_symbol(e.name.substr(0, dot)));
+      return is_complex(z.type) ? Value{fmt::format("sdfc::rt::conj({})", z.text), kPrimary, z.type} : z;
+    }
+    if (auto v = complex_function(e, base)) return *v;
 
     const Function* fn = find_function(base);
     // math.pow is a float function in Python (math.pow(2, 3) == 8.0); pow and ** are not.
@@ -1159,6 +1237,40 @@ class Translator {
         return binary(BinOp::Pow, args[0], args[1], *e.args[1]);
     }
     internal_error(__FILE__, __LINE__, "unknown function kind");
+  }
+
+  /// Functions of complex arguments (and real/imag/conj of any number): nullopt when `e` is not
+  /// one of them or has no complex argument.
+  std::optional<Value> complex_function(const ExprNode& e, std::string_view base) {
+    static const std::set<std::string_view> parts = {"real", "imag", "conj", "conjugate", "angle"};
+    static const std::set<std::string_view> complex_valued = {"exp", "log",  "sqrt", "sin", "cos",
+                                                              "tan", "sinh", "cosh", "tanh"};
+    bool part = parts.count(base) > 0;
+    if (!part && !complex_valued.count(base) && base != "abs" && base != "absolute") return std::nullopt;
+    if (e.args.size() != 1) return std::nullopt;
+    Value z = expr(e.args[0]);
+    if (!is_complex(z.type)) {
+      if (!part) return std::nullopt;
+      if (base == "imag") return Value{"0", kPrimary, DType::Int32};
+      if (base == "angle")
+        return Value{fmt::format("({} < 0 ? 3.141592653589793 : 0.0)", z.text), kPrimary, DType::Float64};
+      return z;  // real, conj of a real number
+    }
+    if (base == "abs" || base == "absolute" || base == "real" || base == "imag" || base == "angle")
+      return Value{fmt::format("sdfc::rt::{}({})",
+                               base == "absolute" ? "abs"
+                               : base == "angle"  ? "arg"
+                                                  : base,
+                               z.text),
+                   kPrimary, complex_part(z.type)};
+    if (base == "conj" || base == "conjugate")
+      return Value{fmt::format("sdfc::rt::conj({})", z.text), kPrimary, z.type};
+    return Value{fmt::format("sdfc::rt::{}({})", base, z.text), kPrimary, z.type};
+  }
+
+  /// Whether `name` is a connector, a symbol or a temporary (a value attributes apply to).
+  bool is_value_name(const std::string& name) const {
+    return temps_.count(name) || scope_.inputs.count(name) || scope_.outputs.count(name) || scope_.symbols.count(name);
   }
 
   void check_arity(const ExprNode& e, int arity) const {

@@ -18,11 +18,14 @@ namespace sdfc {
 namespace {
 
 bool unsupported_dtype(DType t) {
+  return t == DType::Float16;
+}
+bool unsupported_symbol_dtype(DType t) {
   return t == DType::Float16 || t == DType::Complex64 || t == DType::Complex128;
 }
 
 std::string dtype_advice(DType t) {
-  return t == DType::Float16 ? "use float32" : "complex numbers are not supported yet (issue 15)";
+  return t == DType::Float16 ? "use float32" : "pass a complex value as a scalar argument (data), not as a symbol";
 }
 
 class Legalizer {
@@ -71,7 +74,7 @@ class Legalizer {
   void sdfg(const SDFG& s, const std::string& ptr, bool root) {
     for (auto& [n, d] : s.arrays) data(n, d, walk::data_pointer(ptr, n), root);
     for (auto& [n, t] : s.symbols)
-      if (unsupported_dtype(t))
+      if (unsupported_symbol_dtype(t))
         error(
             ptr + "/attributes/symbols/" + pointer_token(n),
             fmt::format("symbol \"{}\" is {}, which sdfc does not support yet; {}", n, to_string(t), dtype_advice(t)));

@@ -6,8 +6,8 @@
 /// internal invariants (SDFC_ASSERT), not as user errors.
 ///
 /// Refused (in the SDFG and every nested one):
-///  - float16, complex64 and complex128 in data, connectors and symbols (no C++ types in sdfc's
-///    runtime yet; complex numbers are issue 15);
+///  - float16 in data, connectors and symbols (no C++ type in sdfc's runtime yet); complex64 and
+///    complex128 symbols (symbols are integers or reals; complex values travel as data);
 ///  - an SDFG name that is not a C identifier or starts with `__` (DaCe's entry points are named
 ///    after it);
 ///  - transients with Global lifetime; Persistent and External transients inside nested SDFGs

@@ -136,9 +136,16 @@ inline TypedArray typed_array(const nlohmann::json& a) {
   t.dtype = *parse_dtype(a["dtype"].get<std::string>());
   t.count = a["data"].size();
   t.bytes.resize(t.count * dtype_size(t.dtype) + 16);
+  bool complex = t.dtype == DType::Complex64 || t.dtype == DType::Complex128;
   for (std::size_t i = 0; i < t.count; ++i) {
     const auto& v = a["data"][i];
     unsigned char* out = &t.bytes[i * dtype_size(t.dtype)];
+    if (complex) {  // [re, im]
+      DType part = t.dtype == DType::Complex64 ? DType::Float32 : DType::Float64;
+      EXPECT_TRUE(v.is_array() && v.size() == 2 && convert_exact(v[0].get<double>(), part, out) &&
+                  convert_exact(v[1].get<double>(), part, out + dtype_size(part)));
+      continue;
+    }
     bool ok = v.is_number_float() ? convert_exact(v.get<double>(), t.dtype, out)
               : v.is_boolean()    ? convert_exact(static_cast<std::int64_t>(v.get<bool>()), t.dtype, out)
                                   : convert_exact(v.get<std::int64_t>(), t.dtype, out);
@@ -147,10 +154,17 @@ inline TypedArray typed_array(const nlohmann::json& a) {
   return t;
 }
 
-/// Element i as a double (the corpus dtypes: float64, float32, int32, int64).
+/// How many numbers `t` holds: its elements, or two per element (re, im) for complex data.
+inline std::size_t value_count(const TypedArray& t) {
+  return t.dtype == DType::Complex64 || t.dtype == DType::Complex128 ? 2 * t.count : t.count;
+}
+
+/// Number i (of value_count) as a double (the corpus dtypes: float64, float32, int32, int64, and
+/// the parts of complex64 and complex128, re and im interleaved).
 inline double element_value(const TypedArray& t, std::size_t i) {
-  const unsigned char* p = &t.bytes[i * dtype_size(t.dtype)];
-  switch (t.dtype) {
+  DType d = t.dtype == DType::Complex64 ? DType::Float32 : t.dtype == DType::Complex128 ? DType::Float64 : t.dtype;
+  const unsigned char* p = &t.bytes[i * dtype_size(d)];
+  switch (d) {
     case DType::Float64: {
       double v;
       std::memcpy(&v, p, 8);
@@ -211,7 +225,7 @@ inline void expect_corpus_outputs(const nlohmann::json& expected, const std::map
         expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
     double rtol = tol.value("rtol", 0.0), atol = tol.value("atol", 0.0);
     int bad = 0;
-    for (std::size_t i = 0; i < want.count; ++i) {
+    for (std::size_t i = 0; i < value_count(want); ++i) {
       double g = element_value(got, i), w = element_value(want, i);
       if (!(std::abs(g - w) <= atol + rtol * std::abs(w)) && ++bad <= 5)
         ADD_FAILURE() << name << "[" << i << "] = " << g << ", expected " << w;
@@ -228,7 +242,9 @@ inline std::set<std::string> float_wcr_outputs(const SDFG& sdfg) {
     if (b.kind != BlockKind::State) return;
     for (auto& e : b.edges)
       if (e.memlet.wcr)
-        if (const DataDesc* d = sdfg.find_data(e.memlet.data); d && is_float(d->dtype)) out.insert(e.memlet.data);
+        if (const DataDesc* d = sdfg.find_data(e.memlet.data);
+            d && (is_float(d->dtype) || d->dtype == DType::Complex64 || d->dtype == DType::Complex128))
+          out.insert(e.memlet.data);
     for (auto& n : b.nodes)
       if (n->kind == NodeKind::NestedSDFG && !float_wcr_outputs(*n->sdfg).empty()) out.insert("*");
   });
@@ -250,9 +266,9 @@ inline void expect_same_outputs(const nlohmann::json& expected, const std::map<s
     auto tol =
         expected["tolerance"].value(expected["arrays"][name]["dtype"].get<std::string>(), nlohmann::json::object());
     double rtol = loose ? tol.value("rtol", 0.0) : 0.0, atol = loose ? tol.value("atol", 0.0) : 0.0;
-    std::size_t size = dtype_size(x.dtype);
+    std::size_t size = dtype_size(x.dtype) * x.count / std::max<std::size_t>(1, value_count(x));
     int bad = 0;
-    for (std::size_t i = 0; i < x.count; ++i) {
+    for (std::size_t i = 0; i < value_count(x); ++i) {
       bool same =
           loose ? std::abs(element_value(x, i) - element_value(y, i)) <= atol + rtol * std::abs(element_value(x, i))
                 : std::equal(&x.bytes[i * size], &x.bytes[(i + 1) * size], &y.bytes[i * size]);

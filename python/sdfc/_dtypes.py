@@ -8,6 +8,19 @@ import numbers
 
 import numpy as np
 
+def _complex_type(part, name):
+    """A ctypes type laid out as ``part re, im`` with a ``value`` (a Python complex), as the
+    scalar ctypes types have."""
+
+    def get(self):
+        return complex(self.re, self.im)
+
+    def set(self, v):
+        self.re, self.im = v.real, v.imag
+
+    return type(name, (ctypes.Structure,), {"_fields_": [("re", part), ("im", part)], "value": property(get, set)})
+
+
 #: dtype name -> (NumPy dtype, ctypes type) of every dtype a program argument can have.
 DTYPES = {
     "bool": (np.dtype(np.bool_), ctypes.c_bool),
@@ -21,6 +34,8 @@ DTYPES = {
     "uint64": (np.dtype(np.uint64), ctypes.c_uint64),
     "float32": (np.dtype(np.float32), ctypes.c_float),
     "float64": (np.dtype(np.float64), ctypes.c_double),
+    "complex64": (np.dtype(np.complex64), _complex_type(ctypes.c_float, "c_complex64")),
+    "complex128": (np.dtype(np.complex128), _complex_type(ctypes.c_double, "c_complex128")),
 }
 
 
@@ -35,6 +50,12 @@ def convert_exact(value, dtype_name):
     not hold it exactly (2.5 into int32, 300 into int8, 0.1 into float32, 2 into bool)."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
+    if dtype_name in ("complex64", "complex128"):
+        if not isinstance(value, numbers.Complex) or isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{value!r} ({type(value).__name__}) is not a number")
+        part = "float32" if dtype_name == "complex64" else "float64"
+        z = complex(value)
+        return complex(convert_exact(z.real, part), convert_exact(z.imag, part))
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     elif isinstance(value, numbers.Integral):

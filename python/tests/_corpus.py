@@ -60,11 +60,18 @@ def case_json(file, name):
     return json.loads((corpus_dir() / file.split("/")[0] / name).read_text())
 
 
+def decode(a):
+    """An array entry of inputs.json / expected.json as a fresh C-order array of its dtype; complex
+    data is a list of [re, im] pairs (the corpus README's encoding)."""
+    if a["dtype"].startswith("complex"):
+        parts = np.array(a["data"], dtype=np.float64).reshape(-1, 2)
+        return (parts[:, 0] + 1j * parts[:, 1]).astype(a["dtype"]).reshape(a["shape"]).copy()
+    return np.array(a["data"], dtype=a["dtype"]).reshape(a["shape"]).copy()
+
+
 def arrays_of(inputs):
     """Fresh arrays (C order, the stated dtypes) of an inputs.json."""
-    return {
-        name: np.array(a["data"], dtype=a["dtype"]).reshape(a["shape"]).copy() for name, a in inputs["arrays"].items()
-    }
+    return {name: decode(a) for name, a in inputs["arrays"].items()}
 
 
 def call_arguments(program, inputs, arrays, infer):
@@ -94,6 +101,8 @@ def call_arguments(program, inputs, arrays, infer):
 
 def typed(entry):
     """An inputs.json value in its dtype (a float32 value is exact as numpy.float32, not as float)."""
+    if entry["dtype"].startswith("complex"):
+        return np.dtype(entry["dtype"]).type(complex(*entry["value"]))
     return np.dtype(entry["dtype"]).type(entry["value"])
 
 
@@ -103,14 +112,19 @@ def mismatches(expected, arrays):
     problems = []
     for name in expected["outputs"]:
         e = expected["arrays"][name]
-        want = np.array(e["data"], dtype=e["dtype"]).reshape(e["shape"])
+        want = decode(e)
         got = arrays[name]
         if got.shape != want.shape:
             problems.append(f"{name}: shape {got.shape}, expected {want.shape}")
             continue
         tolerance = expected["tolerance"].get(e["dtype"], {})
         rtol, atol = tolerance.get("rtol", 0.0), tolerance.get("atol", 0.0)
-        g, w = got.astype(np.float64), want.astype(np.float64)
+        if np.iscomplexobj(want):  # the tolerance applies to the real and imaginary parts separately
+            g, w = got.view(np.float64 if want.dtype == np.complex128 else np.float32), want.view(got.real.dtype)
+            g, w = g.astype(np.float64), w.astype(np.float64)
+            got, want = g, w
+        else:
+            g, w = got.astype(np.float64), want.astype(np.float64)
         bad = ~((np.abs(g - w) <= atol + rtol * np.abs(w)) | (np.isnan(g) & np.isnan(w)))
         if bad.any():
             first = np.argwhere(bad)[:5]

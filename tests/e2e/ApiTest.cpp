@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <numeric>
 
@@ -295,14 +296,80 @@ TEST(Api, Float16DataIsRefusedNamingTheContainer) {
       "which sdfc does not support yet; use float32");
 }
 
-TEST(Api, ComplexDataIsRefusedUntilIssue15) {
-  // A mutant with a complex128 transient reached the C++ compiler ("complex128" is not a member of "dace").
+TEST(Semantics, ComplexNumbersComputeAsPython) {
+  // complex128 data, a complex scalar argument, imaginary literals, mixed arithmetic, abs, parts,
+  // conjugates, exp/sqrt, integer powers, equality; a complex sum from a parallel map into one
+  // element (the parts added atomically); a complex64 output from mixed precision.
   SDFGBuilder b("cplx");
-  b.symbol("N").array("A", DType::Float64, {"N"}).scalar("z", DType::Complex128, true);
-  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {}, "o = 1.0", {{"o", "A[i]"}});
-  EXPECT_EQ(error_of([&] { Program::compile_string(write_sdfg(*b.build())); }),
-            "<string>: /attributes/_arrays/z/attributes/dtype: error: data \"z\" is complex128, which sdfc does not "
-            "support yet; complex numbers are not supported yet (issue 15)");
+  b.symbol("N")
+      .array("z", DType::Complex128, {"N"})
+      .array("w", DType::Complex128, {"N"})
+      .array("m", DType::Float64, {"N"})
+      .array("eq", DType::Int32, {"N"})
+      .array("total", DType::Complex128, {"1"})
+      .array("single", DType::Complex64, {"N"})
+      .scalar("c", DType::Complex128);
+  auto s = b.state("s");
+  std::map<std::string, int> outer;
+  s.mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "z[i]"}, {"k", "c[0]"}},
+                   "t1 = a * (1 + 2j) - a.conjugate() / 2 + 0.5j\n"
+                   "w0 = t1 * k + abs(a) + a.real - 3 * a.imag + sqrt(a) + exp(1j * a.real) + a ** 3 - (2 ** -1) * a\n"
+                   "m0 = abs(w0) + np.real(a) * np.imag(a)\n"
+                   "e0 = 1 if (a == complex(a.real, a.imag) and a != w0) else 0\n"
+                   "s0 = dace.complex64(a) * 2.0",
+                   {{"w0", "w[i]"}, {"m0", "m[i]"}, {"e0", "eq[i]"}, {"s0", "single[i]"}}, ScheduleType::Default,
+                   &outer);
+  std::map<std::string, int> sum_nodes;
+  auto [e, x] = s.map("sum", {"i"}, {"0:N"});
+  int t = s.tasklet("add", {"v"}, {"o"}, "o = v", Language::Python, e);
+  int zin = s.access("z"), tot = s.access("total");
+  s.edge(zin, "", e, "IN_z", "z", "0:N");
+  s.edge(e, "OUT_z", t, "v", "z", "i");
+  s.edge(t, "o", x, "IN_total", "total", "0", "(lambda a, b: (a + b))");
+  s.edge(x, "OUT_total", tot, "", "total", "0", "(lambda a, b: (a + b))");
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  const int n = 2000;
+  using C = std::complex<double>;
+  std::vector<C> z(n), w(n), total(1, C(1.0, -1.0));
+  std::vector<std::complex<float>> single(n);
+  std::vector<double> m(n);
+  std::vector<std::int32_t> eq(n);
+  for (int i = 0; i < n; ++i) z[i] = C(std::sin(i * 0.37) * 3, std::cos(i * 0.11) * 2);
+  p.set_array("z", z.data(), n);
+  p.set_array("w", w.data(), n);
+  p.set_array("m", m.data(), n);
+  p.set_array("eq", eq.data(), n);
+  p.set_array("total", total.data(), 1);
+  p.set_array("single", single.data(), n);
+  p.set_value("c", C(0.25, -2.0));
+  p.set_value("N", n);
+  p.call();
+  C k(0.25, -2.0), sum(1.0, -1.0);
+  for (int i = 0; i < n; ++i) {
+    C a = z[i];
+    C t1 = a * C(1, 2) - std::conj(a) / 2.0 + C(0, 0.5);
+    C w0 = t1 * k + std::abs(a) + a.real() - 3 * a.imag() + std::sqrt(a) + std::exp(C(0, 1) * a.real()) + a * a * a -
+           0.5 * a;
+    EXPECT_NEAR(std::abs(w[i] - w0), 0.0, 1e-12 * (1 + std::abs(w0))) << i;
+    EXPECT_NEAR(m[i], std::abs(w0) + a.real() * a.imag(), 1e-12 * (1 + m[i])) << i;
+    EXPECT_EQ(eq[i], 1) << i;
+    EXPECT_EQ(single[i], std::complex<float>(a) * 2.0f) << i;
+    sum += a;
+  }
+  EXPECT_NEAR(std::abs(total[0] - sum), 0.0, 1e-9);
+}
+
+TEST(Api, ComplexMisuseIsRefusedNamingIt) {
+  SDFGBuilder b("cplx_bad");
+  b.symbol("N").array("z", DType::Complex128, {"N"}).array("r", DType::Float64, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "z[i]"}}, "o = a // 2", {{"o", "r[i]"}});
+  std::string msg = error_of([&] { Program::compile_string(write_sdfg(*b.build())); });
+  EXPECT_NE(msg.find("unsupported operand type complex for '//'"), std::string::npos) << msg;
+  SDFGBuilder b2("cplx_bad2");
+  b2.symbol("N").array("z", DType::Complex128, {"N"}).array("r", DType::Float64, {"N"});
+  b2.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "z[i]"}}, "o = a * 2", {{"o", "r[i]"}});
+  msg = error_of([&] { Program::compile_string(write_sdfg(*b2.build())); });
+  EXPECT_NE(msg.find("cannot assign a complex128 value to 'o' of type float64"), std::string::npos) << msg;
 }
 
 TEST(Api, InvalidInputListsEveryProblem) {

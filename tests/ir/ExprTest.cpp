@@ -198,3 +198,21 @@ TEST(Expr, FloorHelpers) {
   EXPECT_EQ(floor_mod(-1, 3), 2);
   EXPECT_EQ(floor_mod(1, -3), -2);
 }
+
+TEST(Expr, ImaginaryLiteralsAreComplexCalls) {
+  EXPECT_EQ(print_expr(parse_expr("1j")), "complex(0, 1.0)");
+  EXPECT_EQ(print_expr(parse_expr("x + 0.5J")), "x + complex(0, 0.5)");
+  EXPECT_EQ(print_expr(parse_expr("2.5e-1j * z")), "complex(0, 2.5e-1) * z");
+  EXPECT_THROW(parse_expr("1jx"), ExprSyntaxError);
+}
+
+TEST(Expr, FloorDivisionAndModuloRecombine) {
+  // (x // b) * b + x % b is x for any b (Python's semantics): a reshaping view's indices, split
+  // from an element's linear position, become that position again.
+  auto s = [](const char* t) { return print_expr(simplify(parse_expr(t))); };
+  EXPECT_EQ(s("((N*a + b) // M) * M + (N*a + b) % M"), "N * a + b");
+  EXPECT_EQ(s("3 * ((i // (M*K)) * (M*K)) + 3 * (i % (M*K)) + 1"), "1 + 3 * i");
+  EXPECT_EQ(s("x // 1 + x % 1"), "x");
+  EXPECT_EQ(s("(x // M) * M + x % K"), "M * (x // M) + x % K");            // different divisors stay
+  EXPECT_EQ(s("2 * (x // M) * M + x % M"), "2 * (M * (x // M)) + x % M");  // different multiples stay
+}

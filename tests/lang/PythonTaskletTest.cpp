@@ -436,9 +436,40 @@ TEST(PythonTasklet, ErrorUnsupportedOperands) {
   EXPECT_EQ(message_of("k = ~x"),
             "unsupported operand type float64 for '~' in tasklet line 1; the operator needs integers");
   EXPECT_EQ(message_of("o = c * 2", scope({{"c", DType::Complex128}}, {{"o", kF64}})),
-            "unsupported operand type complex128 for '*' in tasklet line 1; complex values are supported only in "
-            "copies");
+            "tasklet line 1: cannot assign a complex128 value to 'o' of type float64");
+  EXPECT_EQ(message_of("o = c < 2", scope({{"c", DType::Complex128}}, {{"o", DType::Bool}})),
+            "unsupported operand type complex128 for '<' in tasklet line 1; Python does not define it for complex "
+            "numbers");
+  EXPECT_EQ(message_of("o = c // 2", scope({{"c", DType::Complex128}}, {{"o", DType::Complex128}})),
+            "unsupported operand type complex for '//' in tasklet line 1; Python does not define it for complex "
+            "numbers");
+  EXPECT_EQ(message_of("o = float(c)", scope({{"c", DType::Complex128}}, {{"o", kF64}})),
+            "unsupported operand type complex128 for 'float' in tasklet line 1; Python does not define it for "
+            "complex numbers");
   EXPECT_EQ(translate("o = c", scope({{"c", DType::Complex128}}, {{"o", DType::Complex128}})), "o = c;\n");
+}
+
+TEST(PythonTasklet, ComplexNumbers) {
+  auto z = [](std::map<std::string, DType> in, std::map<std::string, DType> out) { return scope(in, out); };
+  const DType c128 = DType::Complex128, c64 = DType::Complex64;
+  // Python's promotion: a complex operand makes the operation complex (float64 parts unless every
+  // operand that is not a literal is 32 bits wide); imaginary literals are complex(0, value).
+  EXPECT_EQ(translate("o = c * 2", z({{"c", c128}}, {{"o", c128}})), "o = c * static_cast<dace::complex128>(2);\n");
+  EXPECT_EQ(translate("o = x + 1j", z({{"x", kF64}}, {{"o", c128}})),
+            "o = static_cast<dace::complex128>(x) + dace::complex128(0.0, 1.0);\n");
+  EXPECT_EQ(translate("o = s * 2.0", z({{"s", c64}}, {{"o", c64}})), "o = s * static_cast<dace::complex64>(2.0);\n");
+  EXPECT_EQ(translate("o = s * x", z({{"s", c64}, {"x", kF64}}, {{"o", c128}})),
+            "o = static_cast<dace::complex128>(s) * static_cast<dace::complex128>(x);\n");
+  EXPECT_EQ(translate("o = abs(c) + c.real - np.imag(c)", z({{"c", c128}}, {{"o", kF64}})),
+            "o = sdfc::rt::abs(c) + c.re - sdfc::rt::imag(c);\n");
+  EXPECT_EQ(translate("o = c.conjugate() ** 2 + exp(c)", z({{"c", c128}}, {{"o", c128}})),
+            "o = sdfc::rt::complex_pow(sdfc::rt::conj(c), 2) + sdfc::rt::exp(c);\n");
+  EXPECT_EQ(translate("o = c == 1", z({{"c", c128}}, {{"o", DType::Bool}})),
+            "o = c == static_cast<dace::complex128>(1);\n");
+  EXPECT_EQ(translate("o = dace.complex128(x) + complex(x, 2)", z({{"x", kF64}}, {{"o", c128}})),
+            "o = static_cast<dace::complex128>(x) + dace::complex128(x, 2.0);\n");
+  EXPECT_EQ(translate("o = -c if x > 0 else 0", z({{"c", c128}, {"x", kF64}}, {{"o", c128}})),
+            "o = (x > 0 ? -c : static_cast<dace::complex128>(0));\n");
 }
 
 TEST(PythonTasklet, ErrorCalls) {

@@ -9,6 +9,7 @@
 // One Program is not thread-safe; separate Programs are independent.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -84,6 +85,8 @@ class Program {
   void set_value(const std::string& name, double value);
   void set_value(const std::string& name, std::int64_t value);
   void set_value(const std::string& name, int value) { set_value(name, static_cast<std::int64_t>(value)); }
+  /// Binds a complex64 or complex128 scalar argument (each part converts exactly, or Error).
+  void set_value(const std::string& name, std::complex<double> value);
 
   /// Calls the program. The first call (and a call with new symbol values) initializes it;
   /// workspaces for External transients are allocated by the Program. Throws Error for a missing
@@ -138,6 +141,10 @@ class Program {
       return "uint8";
     else if constexpr (std::is_same_v<U, bool>)
       return "bool";
+    else if constexpr (std::is_same_v<U, std::complex<double>>)
+      return "complex128";
+    else if constexpr (std::is_same_v<U, std::complex<float>>)
+      return "complex64";
     else
       static_assert(sizeof(T) == 0, "unsupported element type");
   }

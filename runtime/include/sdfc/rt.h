@@ -120,5 +120,7 @@ SDFC_HD auto ceil(A a) {
 }  // namespace rt
 }  // namespace sdfc
 
+// Complex numbers (dace::complex64 / dace::complex128).
+#include "sdfc/complex.h"
 // DaCe-compatible names for C++ tasklets (dace::math::..., dace::float64, ...).
 #include "sdfc/dace_math.h"

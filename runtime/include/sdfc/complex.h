@@ -1,0 +1,201 @@
+// Complex numbers for generated code: `sdfc::rt::complex<T>` (dace::complex64 / dace::complex128),
+// one type on the host and in CUDA and HIP kernels, laid out as std::complex<T> and numpy's
+// complex (re, im interleaved), so buffers pass between them unchanged. Python's semantics:
+// mixed arithmetic with real numbers, `abs` is the hypotenuse, `**` with integer exponents by
+// repeated multiplication (as CPython does for small integers), comparisons only for equality.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <type_traits>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SDFC_CHD __host__ __device__ inline constexpr
+#define SDFC_CHD_NC __host__ __device__ inline
+#else
+#define SDFC_CHD inline constexpr
+#define SDFC_CHD_NC inline
+#endif
+
+namespace sdfc {
+namespace rt {
+
+template <typename T>
+struct complex {
+  static_assert(std::is_floating_point_v<T>, "complex of a floating-point type");
+  using value_type = T;
+  T re{}, im{};
+
+  SDFC_CHD complex() = default;
+  template <typename R, typename = std::enable_if_t<std::is_arithmetic_v<R>>>
+  SDFC_CHD complex(R r, T i = T(0)) : re(static_cast<T>(r)), im(i) {}
+  template <typename U>
+  SDFC_CHD complex(const complex<U>& z) : re(static_cast<T>(z.re)), im(static_cast<T>(z.im)) {}
+  // Host code interoperates with std::complex (C++ tasklets written for DaCe's CPU runtime).
+  complex(const std::complex<T>& z) : re(z.real()), im(z.imag()) {}
+  operator std::complex<T>() const { return {re, im}; }
+
+  SDFC_CHD T real() const { return re; }
+  SDFC_CHD T imag() const { return im; }
+  SDFC_CHD complex conj() const { return {re, -im}; }
+
+  SDFC_CHD complex& operator+=(const complex& o) {
+    re += o.re;
+    im += o.im;
+    return *this;
+  }
+  SDFC_CHD complex& operator-=(const complex& o) {
+    re -= o.re;
+    im -= o.im;
+    return *this;
+  }
+  SDFC_CHD complex& operator*=(const complex& o) { return *this = *this * o; }
+  SDFC_CHD_NC complex& operator/=(const complex& o) { return *this = *this / o; }
+
+  friend SDFC_CHD complex operator+(const complex& a) { return a; }
+  friend SDFC_CHD complex operator-(const complex& a) { return {-a.re, -a.im}; }
+  friend SDFC_CHD complex operator+(const complex& a, const complex& b) { return {a.re + b.re, a.im + b.im}; }
+  friend SDFC_CHD complex operator-(const complex& a, const complex& b) { return {a.re - b.re, a.im - b.im}; }
+  friend SDFC_CHD complex operator*(const complex& a, const complex& b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  }
+  /// Smith's algorithm, as CPython and numpy divide.
+  friend SDFC_CHD_NC complex operator/(const complex& a, const complex& b) {
+    T abs_re = b.re < 0 ? -b.re : b.re, abs_im = b.im < 0 ? -b.im : b.im;
+    if (abs_re >= abs_im) {
+      if (abs_re == 0) return {a.re / abs_re, a.im / abs_re};  // inf or nan, as numpy
+      T ratio = b.im / b.re, den = b.re + b.im * ratio;
+      return {(a.re + a.im * ratio) / den, (a.im - a.re * ratio) / den};
+    }
+    T ratio = b.re / b.im, den = b.re * ratio + b.im;
+    return {(a.re * ratio + a.im) / den, (a.im * ratio - a.re) / den};
+  }
+  friend SDFC_CHD bool operator==(const complex& a, const complex& b) { return a.re == b.re && a.im == b.im; }
+  friend SDFC_CHD bool operator!=(const complex& a, const complex& b) { return !(a == b); }
+};
+
+/// The complex type of a mixed operation: complex64 only when every operand is at most 32 bits
+/// wide (numpy's promotion; Python floats are float64).
+template <typename A, typename B>
+struct complex_result;
+template <typename T>
+struct complex_of {
+  using type = complex<std::conditional_t<(sizeof(T) <= 4 && std::is_floating_point_v<T>), float, double>>;
+};
+template <typename T>
+struct complex_of<complex<T>> {
+  using type = complex<T>;
+};
+template <typename A, typename B>
+using complex_common_t =
+    complex<std::common_type_t<typename complex_of<A>::type::value_type, typename complex_of<B>::type::value_type>>;
+
+template <typename T>
+struct is_complex : std::false_type {};
+template <typename T>
+struct is_complex<complex<T>> : std::true_type {};
+template <typename A, typename B>
+constexpr bool any_complex_v = is_complex<A>::value || is_complex<B>::value;
+
+#define SDFC_COMPLEX_MIXED(op)                                                                                   \
+  template <typename A, typename B,                                                                              \
+            typename = std::enable_if_t<any_complex_v<A, B> && !(is_complex<A>::value && is_complex<B>::value)>> \
+  SDFC_CHD_NC auto operator op(const A& a, const B& b) {                                                         \
+    using C = complex_common_t<A, B>;                                                                            \
+    return C(a) op C(b);                                                                                         \
+  }
+SDFC_COMPLEX_MIXED(+)
+SDFC_COMPLEX_MIXED(-)
+SDFC_COMPLEX_MIXED(*)
+SDFC_COMPLEX_MIXED(/)
+#undef SDFC_COMPLEX_MIXED
+template <typename A, typename B, typename = std::enable_if_t<any_complex_v<A, B>>>
+SDFC_CHD_NC bool complex_equal(const A& a, const B& b) {
+  using C = complex_common_t<A, B>;
+  return C(a) == C(b);
+}
+
+template <typename T>
+SDFC_CHD_NC T abs(const complex<T>& z) {
+  return std::hypot(z.re, z.im);
+}
+template <typename T>
+SDFC_CHD T real(const complex<T>& z) {
+  return z.re;
+}
+template <typename T>
+SDFC_CHD T imag(const complex<T>& z) {
+  return z.im;
+}
+template <typename T>
+SDFC_CHD complex<T> conj(const complex<T>& z) {
+  return z.conj();
+}
+template <typename T>
+SDFC_CHD_NC T arg(const complex<T>& z) {
+  return std::atan2(z.im, z.re);
+}
+template <typename T>
+SDFC_CHD_NC complex<T> exp(const complex<T>& z) {
+  T m = std::exp(z.re);
+  return {m * std::cos(z.im), m * std::sin(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> log(const complex<T>& z) {
+  return {std::log(abs(z)), arg(z)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> sqrt(const complex<T>& z) {
+  // The principal root, stable for either sign of the real part (Kahan).
+  if (z.re == 0 && z.im == 0) return {T(0), z.im};
+  T t = std::sqrt((std::fabs(z.re) + abs(z)) / 2);
+  if (z.re >= 0) return {t, z.im / (2 * t)};
+  return {std::fabs(z.im) / (2 * t), std::copysign(t, z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> sin(const complex<T>& z) {
+  return {std::sin(z.re) * std::cosh(z.im), std::cos(z.re) * std::sinh(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> cos(const complex<T>& z) {
+  return {std::cos(z.re) * std::cosh(z.im), -std::sin(z.re) * std::sinh(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> tan(const complex<T>& z) {
+  return sin(z) / cos(z);
+}
+template <typename T>
+SDFC_CHD_NC complex<T> sinh(const complex<T>& z) {
+  return {std::sinh(z.re) * std::cos(z.im), std::cosh(z.re) * std::sin(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> cosh(const complex<T>& z) {
+  return {std::cosh(z.re) * std::cos(z.im), std::sinh(z.re) * std::sin(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> tanh(const complex<T>& z) {
+  return sinh(z) / cosh(z);
+}
+/// `z ** n` for an integer n: repeated squaring (CPython's method for |n| <= 100), else exp/log.
+template <typename A, typename B, typename = std::enable_if_t<any_complex_v<A, B>>>
+SDFC_CHD_NC auto complex_pow(const A& a, const B& b) {
+  using C = complex_common_t<A, B>;
+  if constexpr (std::is_integral_v<B>) {
+    if (b >= -100 && b <= 100) {
+      C base(a), r(1);
+      long long n = b < 0 ? -static_cast<long long>(b) : static_cast<long long>(b);
+      while (n) {
+        if (n & 1) r = r * base;
+        base = base * base;
+        n >>= 1;
+      }
+      return b < 0 ? C(1) / r : r;
+    }
+  }
+  C x(a), y(b);
+  if (x.re == 0 && x.im == 0) return (y.re == 0 && y.im == 0) ? C(1) : C(0);
+  return exp(y * log(x));
+}
+
+}  // namespace rt
+}  // namespace sdfc
