@@ -16,8 +16,6 @@ struct KnownUnsupported {
 };
 
 inline const std::vector<KnownUnsupported>& known_unsupported() {
-  static const char* kMatMul = "unsupported library node \"_MatMult_\"";
-  static const char* kTranspose = "unsupported library node \"_Transpose_\"";
   static const char* kComplex = "is complex128, which sdfc does not support yet";
   static const std::vector<KnownUnsupported> list = {
       // DaCe's whole language (views, complex numbers, statement tasklets, library nodes)
@@ -25,8 +23,6 @@ inline const std::vector<KnownUnsupported>& known_unsupported() {
       {"fe_complex_rowmix_s/program_gpu.sdfg", kComplex, 15},
       {"fe_mandel_complex_s/program.sdfg", kComplex, 15},
       {"fe_mandel_complex_s/program_gpu.sdfg", kComplex, 15},
-      {"fe_rowdot_views_s/program_libnodes.sdfg", kMatMul, 15},
-      {"fe_transpose_reshape_s/program_libnodes.sdfg", kTranspose, 15},
   };
   return list;
 }
