@@ -155,6 +155,20 @@ int StateBuilder::nested(std::unique_ptr<SDFG> inner, const std::vector<std::str
   return add(std::move(n));
 }
 
+int StateBuilder::library(const std::string& label, const std::string& classpath, const std::vector<std::string>& ins,
+                          const std::vector<std::string>& outs, const Json& properties, int scope) {
+  auto n = std::make_unique<Node>(NodeKind::Library);
+  n->label = label;
+  n->classpath = classpath;
+  for (auto& c : ins) n->in_connectors.push_back({c, std::nullopt});
+  for (auto& c : outs) n->out_connectors.push_back({c, std::nullopt});
+  n->extra = properties;
+  n->extra["label"] = label;
+  n->scope_entry = scope;
+  if (scope >= 0) n->scope_exit = state_->node(scope).scope_exit;
+  return add(std::move(n));
+}
+
 void StateBuilder::edge(int src, const std::string& src_conn, int dst, const std::string& dst_conn,
                         const std::string& data, const std::string& subset_text, const std::string& wcr) {
   DataEdge e;

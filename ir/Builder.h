@@ -34,6 +34,10 @@ class StateBuilder {
   /// A nested SDFG node; connectors are the nested SDFG's non-transient containers named here.
   int nested(std::unique_ptr<SDFG> inner, const std::vector<std::string>& ins, const std::vector<std::string>& outs,
              const std::map<std::string, std::string>& symbol_mapping, int scope = -1);
+  /// A DaCe library node of class `classpath` (e.g. dace.libraries.blas.nodes.matmul.MatMul) with
+  /// its connectors and properties (as DaCe writes the node's attributes: {"transA": true}).
+  int library(const std::string& label, const std::string& classpath, const std::vector<std::string>& ins,
+              const std::vector<std::string>& outs, const Json& properties = Json::object(), int scope = -1);
   /// An edge carrying `subset_text` of `data` ("" data: an empty memlet). Adds the connectors
   /// to map entries/exits (IN_x/OUT_x) when they are missing.
   void edge(int src, const std::string& src_conn, int dst, const std::string& dst_conn, const std::string& data,

@@ -1,17 +1,29 @@
 /// \file
 /// `expand-library-nodes`: the first pass. Replaces every DaCe library node by what it computes,
-/// so that no later pass or the code generator sees one:
-///  - `Reduce` (dace.libraries.standard.nodes.reduce.Reduce, with `axes`, `wcr` and `identity`)
-///    becomes a nested SDFG in the node's place (same connectors `_in`/`_out`, same edges): a state
-///    setting every output element to the identity, then a sequential loop nest over the input
-///    that combines each element into its output element with the write-conflict lambda
-///    (`out = lambda(out, in)`: no atomics, and the order DaCe's sequential expansion has).
-///    Inside a map scope (GT4Py's neighbour reductions) on every target; outside any map on the
-///    CPU only.
-/// Any other library node class, a Reduce without an identity, and a Reduce outside a map on a
-/// GPU target are errors naming the node. Runs before normalize, which then types the new
-/// connectors and schedules as for any nested SDFG. A new class gets its own expansion function
-/// here.
+/// so that no later pass or the code generator sees one. Each node becomes a nested SDFG in its
+/// place, on the same edges (DaCe's "pure" expansions, written for sdfc); its arrays are the
+/// memlets' subsets of the outer data with the outer data's strides (views included: their own
+/// strides), and the classes are a table from classpath to an expansion function:
+///  - `Reduce` (standard, with `axes`, `wcr`, `identity`): a state setting every output element to
+///    the identity, then a sequential loop nest over the input that combines each element into its
+///    output element with the write-conflict lambda (`out = lambda(out, in)`: no atomics, and the
+///    order DaCe's sequential expansion has).
+///  - `MatMul` (blas): dispatched on the operands' ranks without dimensions of extent 1, as DaCe's
+///    SpecializeMatMul does: matrix @ matrix as Gemm, an operand of rank >= 3 as BatchedMatMul,
+///    matrix @ vector as Gemv, vector @ matrix as Gemv with A transposed, vector @ vector as Dot;
+///    `Gemm` (transA, transB, alpha, beta, optional `_c` input), `Gemv` (transA, alpha, beta,
+///    optional `_y` input), `Dot`, `BatchedMatMul` and `Ger` (alpha) also directly: out = alpha *
+///    sum + beta * c, as a state initializing the output (0, c or beta * c) and a map over the
+///    output's elements around a sequential loop adding the products in order.
+///  - `Transpose` (linalg, matrices): one map, out[j, i] = inp[i, j].
+/// Schedules: inside a map scope every loop of an expansion is sequential (normalize makes its
+/// Default maps so: the enclosing iteration or GPU thread runs it); outside, the maps over output
+/// elements are Default (CPU_Multicore after normalize) for host data and GPU_Device kernels for
+/// GPU data on a GPU target. Errors naming the node: any other class; operand ranks or sizes that
+/// do not fit; a write-conflict resolution on a BLAS output; host and GPU data in one BLAS node, or
+/// a Reduce on GPU data, outside any map on a GPU target; a Reduce without an identity. Runs
+/// before fold-views (which then folds views the expansions' edges still name) and normalize
+/// (which types the new connectors and schedules as for any nested SDFG).
 #pragma once
 
 #include "ir/Options.h"

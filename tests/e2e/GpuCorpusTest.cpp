@@ -12,6 +12,7 @@
 
 #include "CorpusKnown.h"
 #include "DynamicRanges.h"
+#include "LinearAlgebra.h"
 #include "NestedStages.h"
 #include "Reductions.h"
 #include "ScopeCopies.h"
@@ -428,6 +429,22 @@ TEST(GpuKernels, ReduceLibraryNodesInAMap) {
     SCOPED_TRACE(streams);
     Program p = cuda_codegen_input("reduce_in_map", streams);
     if (!check_reductions(p, call_on_gpu)) GTEST_SKIP() << "no GPU device";
+  }
+}
+
+/// BLAS and linear-algebra library nodes on GPU data outside any map (their maps become kernels)
+/// and inside a kernel map (sequential loops in each thread), 0 and 2 streams.
+TEST(GpuKernels, LinearAlgebraLibraryNodes) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    Options o;
+    o.target = "cuda";
+    o.gpu_streams = streams;
+    Program outside = Program::compile_string(linear_algebra_json(true), o);
+    Program inside = Program::compile_string(rows_in_a_map_json(true), o);
+    if (!check_linear_algebra(outside, call_on_gpu) || !check_rows_in_a_map(inside, call_on_gpu))
+      GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
   }
 }
 
