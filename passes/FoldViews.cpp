@@ -248,20 +248,27 @@ class Folder {
     const std::string name = st.node(v).data;
     const DataEdge& edge = st.edges[e];
     int other = edge.src == v ? edge.dst : edge.src;
-    if (st.node(other).kind != NodeKind::Access)
-      refuse(ep, fmt::format("view \"{}\" views its data through a {}; only a view joined directly to the access "
-                             "node it views is supported",
-                             name, to_string(st.node(other).kind)));
-    const std::string container = st.node(other).data;
+    // The viewed container is at the far end of the viewed edge's memlet path: the access node
+    // itself, or (a view inside a map scope) the one outside the scope node.
+    bool read_view = edge.dst == v;
+    NodeKind through = st.node(other).kind;
+    if (through != NodeKind::Access && !(read_view ? through == NodeKind::MapEntry : through == NodeKind::MapExit))
+      refuse(ep, fmt::format("view \"{}\" views its data through a {}; a view is joined to the access node it "
+                             "views, directly or through a map scope",
+                             name, to_string(through)));
+    EdgeSubsets subs = edge_subsets(sdfg_, st, edge);
+    if (!subs.error.empty()) refuse(ep, subs.error);
+    const std::string container = read_view ? subs.src_data : subs.dst_data;
+    if (container.empty() || container == name)
+      refuse(ep, fmt::format("the memlet path through which view \"{}\" views its data does not reach an access node",
+                             name));
     const DataDesc* vd = sdfg_.find_data(name);
     const DataDesc* cd = sdfg_.find_data(container);
     SDFC_ASSERT(vd && cd, "validated data missing: " + ep);
     if (vd->dtype != cd->dtype)
       refuse(np, fmt::format("view \"{}\" ({}) views \"{}\" ({}): views that reinterpret data are not supported", name,
                              to_string(vd->dtype), container, to_string(cd->dtype)));
-    EdgeSubsets subs = edge_subsets(sdfg_, st, edge);
-    if (!subs.error.empty()) refuse(ep, subs.error);
-    ViewMap m(name, *vd, container, *cd, edge.src == v ? subs.dst : subs.src, ep);
+    ViewMap m(name, *vd, container, *cd, read_view ? subs.src : subs.dst, ep);
 
     // Every memlet that addresses this view node (its data names the view and its path ends here,
     // or the view is the side `other_subset` describes), rewritten from the state as it is now.
@@ -276,6 +283,8 @@ class Folder {
       if (x.memlet.data.empty()) continue;
       PathEnds ends = memlet_path_ends(st, x);
       bool at_src = ends.src == v, at_dst = ends.dst == v;
+      // The viewed path (the edges outside a scope that lead to the viewed edge) stays.
+      if ((read_view && at_dst) || (!read_view && at_src)) continue;
       if (!at_src && !at_dst) continue;
       std::string xp = walk::edge_pointer(sp, i);
       EdgeSubsets xs = edge_subsets(sdfg_, st, x);
@@ -314,8 +323,7 @@ class Folder {
     drop_views(n.out_connectors);
     DataEdge& ve = st.edges[e];
     ve.memlet = Memlet{};
-    ve.src_conn.reset();
-    ve.dst_conn.reset();
+    (read_view ? ve.dst_conn : ve.src_conn).reset();  // `views`; a scope node keeps its connector
   }
 };
 

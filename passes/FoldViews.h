@@ -20,9 +20,11 @@
 ///    nested SDFGs and scope memlets, which carry only a start and a bound) can be rewritten so;
 ///    anything else is refused, naming the view.
 /// The view node becomes an access node of the viewed container and the viewed edge an empty
-/// (ordering) edge, so the order the view imposed stays. Views of views fold innermost-viewed
+/// (ordering) edge, so the order the view imposed stays. A view inside a map scope, fed by the
+/// map entry (or feeding the map exit), views the container outside the scope through the edge's
+/// memlet path; the scope's own memlets stay as they are. Views of views fold innermost-viewed
 /// first. Refused with a diagnostic naming the view: no or ambiguous viewed edge, a viewed edge
-/// that does not join two access nodes directly (a view inside a map scope fed by the map entry),
+/// from a code node (a tasklet or nested SDFG: the view is then not joined to its data),
 /// a different dtype (reinterpreting views), one view name viewing different subsets through two
 /// nodes of one state that a memlet cannot tell apart, views that view each other.
 /// Runs after expand-library-nodes (whose expansions read the operands' view shapes) and before

@@ -140,6 +140,30 @@ TEST(Views, ViewOfAViewAndACopyOutOfAView) {
   for (int k = 0; k < kM; ++k) EXPECT_EQ(r.out[k], k < kM - 2 ? 3.0 * kM + 2 + k : -1.0) << k;
 }
 
+TEST(Views, ViewInsideAMapScope) {
+  // for i: row = X[i, :] (a view inside the map, fed by the map entry); for j: out[i, j] = 2 * row[j].
+  auto b = base("scoped_view", {"N", "M"});
+  b.view("row", DType::Float64, {"M"}, {"1"});
+  auto s = b.state("s");
+  int x = s.access("X"), o = s.access("out");
+  auto [outer, outer_exit] = s.map("rows", {"i"}, {"0:N"});
+  int v = s.access("row", outer);
+  auto [inner, inner_exit] = s.map("cols", {"j"}, {"0:M"}, ScheduleType::Sequential, outer);
+  int t = s.tasklet("t", {"a"}, {"b"}, "b = 2 * a", Language::Python, inner);
+  s.edge(x, "", outer, "IN_X", "X", "0:N, 0:M");
+  s.edge(outer, "OUT_X", v, "views", "X", "i, 0:M");
+  s.state().node(v).in_connectors.push_back({"views", std::nullopt});
+  s.edge(v, "", inner, "IN_row", "row", "0:M");
+  s.edge(inner, "OUT_row", t, "a", "row", "j");
+  s.edge(t, "b", inner_exit, "IN_out", "out", "i, j");
+  s.edge(inner_exit, "OUT_out", outer_exit, "IN_out", "out", "i, 0:M");
+  s.edge(outer_exit, "OUT_out", o, "", "out", "0:N, 0:M");
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  ViewRun r(kN * kM);
+  r.call(p);
+  for (int k = 0; k < kN * kM; ++k) EXPECT_EQ(r.out[k], 2 * r.X[k]) << k;
+}
+
 TEST(Views, UnsupportedViewsAreRefusedNamingTheView) {
   {  // a reinterpreting view
     auto b = base("reinterpret", {"M"});
