@@ -25,8 +25,8 @@
 /// memlet path; the scope's own memlets stay as they are. Views of views fold innermost-viewed
 /// first. Refused with a diagnostic naming the view: no or ambiguous viewed edge, a viewed edge
 /// from a code node (a tasklet or nested SDFG: the view is then not joined to its data),
-/// a different dtype (reinterpreting views), one view name viewing different subsets through two
-/// nodes of one state that a memlet cannot tell apart, views that view each other.
+/// a different dtype (reinterpreting views), views that view each other. Several nodes of one view
+/// in a state fold each with its own viewed subset (a memlet belongs to the node its path ends at).
 /// Runs after expand-library-nodes (whose expansions read the operands' view shapes) and before
 /// normalize.
 #pragma once
