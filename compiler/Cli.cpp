@@ -26,6 +26,7 @@
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
+#include "ir/Walk.h"
 #include "lang/PythonTasklet.h"
 #include "passes/VerifySync.h"
 
@@ -392,6 +393,22 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
                            to_string(ws.storage), ws.members.size(), print_expr(ws.bytes),
                            print_expr(ws.unshared_bytes), saving);
       }
+      // Transients the call's arena and the workspaces leave out, and why (transient-lifetimes
+      // placed them where their size is known).
+      walk::for_each_sdfg(*sdfg, "", [&](const SDFG& g, const std::string&) {
+        for (auto& [n, d] : g.arrays) {
+          if (d.place == DataDesc::Place::State && d.place_state)
+            err << fmt::format(
+                "transient {} ({} elements): allocated in state \"{}\" each time it runs, not per "
+                "call: its size depends on a symbol assigned during the program\n",
+                n, print_expr(simplify(d.total_size)), d.place_state->label);
+          if (d.place == DataDesc::Place::MapScope && d.place_state)
+            err << fmt::format(
+                "transient {} ({} elements): allocated inside the one map scope that uses it, in "
+                "state \"{}\"\n",
+                n, print_expr(simplify(d.total_size)), d.place_state->label);
+        }
+      });
     }
     if (output.empty() && dace_dir.empty()) return kOk;
     auto built = build_program(program, co, opts.use_cache);

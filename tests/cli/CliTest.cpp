@@ -499,3 +499,16 @@ TEST(Cli, VerifySyncProvesTheScheduleAndWorkspaceStatsArePrinted) {
   ASSERT_EQ(s.rc, 0) << s.err;
   EXPECT_EQ(s.err.find("workspace"), std::string::npos) << "axpy has no transients: " << s.err;
 }
+
+TEST(Cli, StatsSayWhichTransientsTheArenaLeavesOutAndWhy) {
+  // fe_prefix_tmp_s: tmp has shape (i,) and tail (N - i,), i the loop variable.
+  std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "corpus not found";
+  auto r = run({"compile", corpus + "/fe_prefix_tmp_s/program_gpu.sdfg", "--target", "cuda", "--stats", "--emit-source",
+                tmp_path("prefix_stats")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("elements): allocated in state \""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("each time it runs, not per call: its size depends on a symbol assigned during the program"),
+            std::string::npos)
+      << r.err;
+}

@@ -1,6 +1,7 @@
 # Generated-code regression tests in LLVM FileCheck style.
 #
-# Pass tests (MLIR style) live in tests/passes (<pass>_<what>.sdfg/.check): FileCheck over the IR that
+# Pass tests (MLIR style) live in tests/passes (<pass>_<what>.sdfg/.check, or a .check naming another
+# input with `// INPUT: file.sdfg`): FileCheck over the IR that
 # `--print-after=PASS` prints (// STDOUT) or over a pass's diagnostics (// EXPECT-ERROR); they are
 # named filecheck.passes.<name>.
 #
@@ -26,6 +27,13 @@ else()
     get_filename_component(_target_dir "${_check}" DIRECTORY)
     get_filename_component(_target "${_target_dir}" NAME)
     set(_input "${_target_dir}/${_stem}.sdfg")
+    # `// INPUT: other.sdfg` (in the check file's folder): several checks of one input, e.g. one per
+    # pass over the same program.
+    file(STRINGS "${_check}" _input_line REGEX "^// INPUT: " LIMIT_COUNT 1)
+    if(_input_line)
+      string(REGEX REPLACE "^// INPUT: *([^ ]+).*$" "\\1" _input_name "${_input_line}")
+      set(_input "${_target_dir}/${_input_name}")
+    endif()
     if(NOT EXISTS "${_input}")
       message(WARNING "FileCheck test ${_check} has no input ${_input}; the test will fail")
     endif()
@@ -37,6 +45,8 @@ else()
   unset(_check)
   unset(_stem)
   unset(_input)
+  unset(_input_line)
+  unset(_input_name)
   unset(_sdfc_fc_checks)
   unset(_sdfc_fc_dir)
 endif()
