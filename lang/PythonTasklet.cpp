@@ -299,7 +299,6 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
   static const std::map<std::string_view, std::string_view> hints = {
       {"import", "math functions such as math.sqrt need no import"},
       {"from", "math functions such as math.sqrt need no import"},
-      {"while", "loops belong in the SDFG (a map or a loop region), not in a tasklet"},
       {"def", "functions cannot be defined in a tasklet"},
       {"class", "classes cannot be defined in a tasklet"},
       {"return", "a tasklet returns values by assigning its output connectors"},
@@ -315,8 +314,8 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
       {"yield", ""},
       {"async", ""},
       {"await", ""},
-      {"break", ""},
-      {"continue", ""},
+      {"break", "'break' belongs inside a 'for' or 'while' loop of the tasklet"},
+      {"continue", "'continue' belongs inside a 'for' or 'while' loop of the tasklet"},
       {"lambda", ""},
   };
   auto it = hints.find(word);
@@ -324,8 +323,8 @@ std::optional<std::string_view> keyword_hint(std::string_view word) {
   return it->second;
 }
 constexpr std::string_view kAssignmentsOnly =
-    "python tasklets may contain assignments ('name = expr', 'name += expr', 'out[i] = expr'), if/elif/else and "
-    "'for name in range(...)'";
+    "python tasklets may contain assignments ('name = expr', 'name += expr', 'out[i] = expr'), if/elif/else, "
+    "'for name in range(...)', 'while condition' and, in loops, break and continue";
 
 // ---------------------------------------------------------------------------------------------
 // Translation
@@ -513,7 +512,7 @@ class Translator {
   /// A statement with the statements it governs: `if`/`elif`/`else` and `for ... in range(...)`
   /// headers own the more indented statements after them.
   struct Compound {
-    enum class Kind { Simple, If, Elif, Else, For } kind = Kind::Simple;
+    enum class Kind { Simple, If, Elif, Else, For, While } kind = Kind::Simple;
     Statement head;
     std::size_t expr_begin = 0, expr_end = 0;  // the condition, or the `range(...)` call
     std::string variable;                      // the `for` variable
@@ -558,7 +557,7 @@ class Translator {
     while (w < s.end && is_ident_char(text_[w])) ++w;
     std::string_view word(text_.data() + s.begin, w - s.begin);
     bool colon = text_[s.end - 1] == ':';
-    if (word == "if" || word == "elif" || word == "else" || word == "for") {
+    if (word == "if" || word == "elif" || word == "else" || word == "for" || word == "while") {
       if (!colon)
         fail(fmt::format("tasklet line {}: '{}': put the body of '{}' on the lines after it, indented", line_,
                          display(s.begin, s.end), word));
@@ -566,6 +565,7 @@ class Translator {
       c.expr_end = s.end - 1;
     }
     if (word == "if") c.kind = Compound::Kind::If;
+    if (word == "while") c.kind = Compound::Kind::While;
     if (word == "elif") c.kind = Compound::Kind::Elif;
     if (word == "else") {
       c.kind = Compound::Kind::Else;
@@ -622,6 +622,13 @@ class Translator {
         case Compound::Kind::For:
           loop(c);
           break;
+        case Compound::Kind::While:
+          out_ += fmt::format("while ({}) {{\n", condition(c));
+          ++loop_depth_;
+          emit_indented(c.body);
+          --loop_depth_;
+          out_ += "}\n";
+          break;
       }
     }
   }
@@ -672,7 +679,9 @@ class Translator {
     } else {
       out_ += fmt::format("  {} = {};\n", it->second.cpp_name, counter);
     }
+    ++loop_depth_;
     emit_indented(c.body);
+    --loop_depth_;
     out_ += "}\n";
   }
 
@@ -715,6 +724,10 @@ class Translator {
     while (w < s.end && is_ident_char(text_[w])) ++w;
     std::string_view word(text_.data() + s.begin, w - s.begin);
     if (word == "pass" && w == s.end) return;
+    if ((word == "break" || word == "continue") && w == s.end && loop_depth_ > 0) {
+      out_ += std::string(word) + ";\n";
+      return;
+    }
     if (auto hint = keyword_hint(word))
       fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                        hint->empty() ? kAssignmentsOnly : *hint));
@@ -1292,6 +1305,7 @@ class Translator {
   std::string code_pointer_;                           // an expression's JSON pointer ("" for a tasklet)
   std::map<std::string, Temporary> temps_;             // Python name -> current C++ variable
   std::map<std::string, std::set<DType>> temp_types_;  // Python name -> the types assigned to it
+  int loop_depth_ = 0;                                 // loops around the statement being translated
   bool hoisted_ = false;                               // temporaries declared before the first statement (control flow)
   std::set<std::string> cpp_names_;                    // C++ names of temporaries
   std::set<std::string> words_;                        // identifiers of the code

@@ -434,6 +434,51 @@ TEST(Api, TaskletsWithControlFlowRun) {
   }
 }
 
+TEST(Api, TaskletsWithWhileBreakAndContinueRun) {
+  // Newton's iteration for sqrt in a while loop with a break; a for loop that skips odd j with
+  // continue and stops at the first j whose square exceeds a with break (j keeps that value).
+  SDFGBuilder b("loops");
+  b.symbol("N").array("x", DType::Float64, {"N"}).array("y", DType::Float64, {"N"}).array("c", DType::Int64, {"N"});
+  b.state("s").mapped_tasklet("t", {{"i", "0:N"}}, {{"a", "x[i]"}},
+                              "r = a\n"
+                              "steps = 0\n"
+                              "while True:\n"
+                              "    nr = 0.5 * (r + a / r)\n"
+                              "    steps += 1\n"
+                              "    if abs(nr - r) < 1e-12 or steps >= 100:\n"
+                              "        r = nr\n"
+                              "        break\n"
+                              "    r = nr\n"
+                              "found = -1\n"
+                              "for j in range(1, 50):\n"
+                              "    if j % 2 == 1:\n"
+                              "        continue\n"
+                              "    if j * j > a:\n"
+                              "        found = j\n"
+                              "        break\n"
+                              "o = r\n"
+                              "n = found",
+                              {{"o", "y[i]"}, {"n", "c[i]"}});
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  std::vector<double> x = {2.0, 9.0, 10.5, 1000.0, 0.25}, y(x.size());
+  std::vector<std::int64_t> c(x.size());
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_array("c", c.data(), c.size());
+  p.set_value("N", static_cast<int>(x.size()));
+  p.call();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(y[i], std::sqrt(x[i]), 1e-12 * std::sqrt(x[i])) << i;
+    std::int64_t want = -1;
+    for (int j = 2; j < 50; j += 2)
+      if (j * j > x[i]) {
+        want = j;
+        break;
+      }
+    EXPECT_EQ(c[i], want) << i;
+  }
+}
+
 TEST(Api, UnsupportedTaskletCodePointsAtTheTasklet) {
   SDFGBuilder b("bad");
   b.symbol("N").array("x", DType::Float64, {"N"});

@@ -346,18 +346,41 @@ TEST(PythonTasklet, ErrorUnknownFunction) {
   EXPECT_EQ(message_of("o = round(x)").substr(0, 47), "unsupported function 'round' in tasklet line 1;");
 }
 
+TEST(PythonTasklet, WhileBreakAndContinue) {
+  // while loops, and break/continue in while and for loops (C++'s continue in the counter loop
+  // steps the counter, as Python's steps the range).
+  EXPECT_EQ(translate("t = x\nwhile t < 100.0:\n  t = t * 2\n  if t > 50.0:\n    break\no = t"),
+            "double t{};\n"
+            "t = x;\n"
+            "while (t < 100.0) {\n"
+            "  t = t * 2;\n"
+            "  if (t > 50.0) {\n"
+            "    break;\n"
+            "  }\n"
+            "}\n"
+            "o = t;\n");
+  std::string code = translate("s = 0.0\nfor m in range(10):\n  if m % 2 == 0:\n    continue\n  s += x\no = s");
+  EXPECT_NE(code.find("  if (sdfc::rt::floormod(m, 2) == 0) {\n    continue;\n  }\n"), std::string::npos) << code;
+}
+
 TEST(PythonTasklet, ErrorCompoundStatements) {
-  EXPECT_EQ(message_of("o = 0\nwhile o < 3:\n    o += x"),
-            "tasklet line 2: unsupported statement 'while o < 3:'; loops belong in the SDFG (a map or a loop region), "
-            "not in a tasklet");
+  EXPECT_EQ(message_of("o = x\nbreak"),
+            "tasklet line 2: unsupported statement 'break'; 'break' belongs inside a 'for' or 'while' loop of the "
+            "tasklet");
+  EXPECT_EQ(message_of("if x > 0:\n  continue"),
+            "tasklet line 2: unsupported statement 'continue'; 'continue' belongs inside a 'for' or 'while' loop of "
+            "the tasklet");
+  EXPECT_EQ(message_of("while x:\n  o = x\nelse:\n  o = y"), "tasklet line 3: 'else' without an 'if' before it");
   EXPECT_EQ(message_of("def f(v):\n  return v"),
             "tasklet line 1: unsupported statement 'def f(v):'; functions cannot be defined in a tasklet");
   EXPECT_EQ(message_of("o = x\nreturn o"),
             "tasklet line 2: unsupported statement 'return o'; a tasklet returns values by assigning its output "
             "connectors");
-  EXPECT_EQ(message_of("math.sqrt(x)"),
-            "tasklet line 1: unsupported statement 'math.sqrt(x)'; python tasklets may contain assignments ('name = "
-            "expr', 'name += expr', 'out[i] = expr'), if/elif/else and 'for name in range(...)'");
+  EXPECT_EQ(
+      message_of("math.sqrt(x)"),
+      "tasklet line 1: unsupported statement 'math.sqrt(x)'; python tasklets may contain assignments ('name = "
+      "expr', 'name += expr', 'out[i] = expr'), if/elif/else, 'for name in range(...)', 'while condition' and, in "
+      "loops, break and continue");
   // Control flow that is not DaCe's statement form.
   EXPECT_EQ(message_of("if x > 0: o = x"),
             "tasklet line 1: 'if x > 0: o = x': put the body of 'if' on the lines after it, indented");
