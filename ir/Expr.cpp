@@ -694,7 +694,28 @@ std::optional<Poly> poly_mul(const Poly& a, const Poly& b) {
 
 std::optional<Poly> to_poly(const Expr& e);
 
-/// `c * (x // b) * b + c * (x % b)` is `c * x` (Python's floor division and modulo, any signs),
+/// Whether `e` is an integer for certain: integer literals, symbols not typed as floating point,
+/// and +, -, *, //, % of such (the rules below do not hold for floats: 2.5 % 1 is 0.5).
+bool integer_valued(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Int:
+      return true;
+    case ExprKind::Symbol:
+      return !e->dtype || !is_float(*e->dtype);
+    case ExprKind::Unary:
+      return static_cast<UnaryOp>(e->op) == UnaryOp::Neg && integer_valued(e->args[0]);
+    case ExprKind::Binary: {
+      auto op = static_cast<BinOp>(e->op);
+      if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul && op != BinOp::FloorDiv && op != BinOp::Mod)
+        return false;
+      return integer_valued(e->args[0]) && integer_valued(e->args[1]);
+    }
+    default:
+      return false;
+  }
+}
+
+/// `c * (x // b) * b + c * (x % b)` is `c * x` for integers (Python's floor division and modulo, any signs),
 /// where b is one monomial: how an element addressed through a reshaping view (its linear
 /// position split into indices) becomes its linear position again.
 std::optional<Poly> recombine_div_mod(Poly p) {
@@ -702,7 +723,7 @@ std::optional<Poly> recombine_div_mod(Poly p) {
     if (me->kind != ExprKind::Binary || static_cast<BinOp>(me->op) != BinOp::Mod) continue;
     for (auto& [dk, de] : p.atoms) {
       if (de->kind != ExprKind::Binary || static_cast<BinOp>(de->op) != BinOp::FloorDiv) continue;
-      if (!equal(de->args[0], me->args[0]) || !equal(de->args[1], me->args[1])) continue;
+      if (!equal(de->args[0], me->args[0]) || !equal(de->args[1], me->args[1]) || !integer_valued(me)) continue;
       auto b = to_poly(me->args[1]);
       if (!b || b->terms.size() != 1 || b->terms.begin()->second != 1) continue;
       auto mod_term = p.terms.find(Monomial{{mk, 1}});
@@ -762,7 +783,8 @@ std::optional<Poly> to_poly(const Expr& e) {
       // Integer floor division and modulo of constants fold; anything else is an atom.
       auto a = to_poly(e->args[0]);
       auto b = to_poly(e->args[1]);
-      if (a && b && b->terms.size() == 1 && b->terms.begin()->first.empty() && b->terms.begin()->second == 1) {
+      if (a && b && b->terms.size() == 1 && b->terms.begin()->first.empty() && b->terms.begin()->second == 1 &&
+          integer_valued(e->args[0])) {
         if (op == BinOp::FloorDiv) return a;  // x // 1
         if (op == BinOp::Mod) return poly_const(0);
       }

@@ -213,6 +213,8 @@ TEST(Expr, FloorDivisionAndModuloRecombine) {
   EXPECT_EQ(s("((N*a + b) // M) * M + (N*a + b) % M"), "N * a + b");
   EXPECT_EQ(s("3 * ((i // (M*K)) * (M*K)) + 3 * (i % (M*K)) + 1"), "1 + 3 * i");
   EXPECT_EQ(s("x // 1 + x % 1"), "x");
+  EXPECT_EQ(s("2.5 % 1"), "2.5 % 1");  // floats keep their remainder (0.5)
+  EXPECT_EQ(print_expr(simplify(parse_expr("symbol($q, dtype=dace.float64) // 1", Dialect::Typed))), "q // 1");
   EXPECT_EQ(s("(x // M) * M + x % K"), "M * (x // M) + x % K");            // different divisors stay
   EXPECT_EQ(s("2 * (x // M) * M + x % M"), "2 * (M * (x // M)) + x % M");  // different multiples stay
 }
