@@ -76,8 +76,6 @@ struct complex {
 
 /// The complex type of a mixed operation: complex64 only when every operand is at most 32 bits
 /// wide (numpy's promotion; Python floats are float64).
-template <typename A, typename B>
-struct complex_result;
 template <typename T>
 struct complex_of {
   using type = complex<std::conditional_t<(sizeof(T) <= 4 && std::is_floating_point_v<T>), float, double>>;
@@ -109,11 +107,6 @@ SDFC_COMPLEX_MIXED(-)
 SDFC_COMPLEX_MIXED(*)
 SDFC_COMPLEX_MIXED(/)
 #undef SDFC_COMPLEX_MIXED
-template <typename A, typename B, typename = std::enable_if_t<any_complex_v<A, B>>>
-SDFC_CHD_NC bool complex_equal(const A& a, const B& b) {
-  using C = complex_common_t<A, B>;
-  return C(a) == C(b);
-}
 
 template <typename T>
 SDFC_CHD_NC T abs(const complex<T>& z) {
