@@ -23,11 +23,24 @@ std::set<std::string> used_outside_maps(const SDFG& sdfg) {
   return out;
 }
 
+/// True when map entry `v` of `st`, or a map enclosing it, is a GPU kernel (GPU_Device).
+bool in_gpu_kernel(const Block& st, int v) {
+  for (int e = v; e >= 0; e = st.node(e).scope_entry)
+    if (st.node(e).kind == NodeKind::MapEntry && st.node(e).map.schedule == ScheduleType::GPU_Device) return true;
+  return false;
+}
+
 /// Where each default-lifetime transient of `sdfg` (and of its nested SDFGs) is allocated.
-void place_transients(SDFG& sdfg, const std::string& ptr) {
+/// `in_kernel`: `sdfg` is called from inside a GPU kernel.
+void place_transients(SDFG& sdfg, const std::string& ptr, bool in_kernel) {
   std::map<std::string, std::set<std::pair<const Block*, int>>> scopes;
   std::map<std::string, std::set<const Block*>> states;
-  std::vector<std::pair<SDFG*, std::string>> nested;
+  struct Nested {
+    SDFG* sdfg;
+    std::string ptr;
+    bool in_kernel;
+  };
+  std::vector<Nested> nested;
   std::function<void(Block&, const std::string&)> walk = [&](Block& b, const std::string& bp) {
     if (b.kind == BlockKind::State)
       for (std::size_t i = 0; i < b.nodes.size(); ++i) {
@@ -37,7 +50,8 @@ void place_transients(SDFG& sdfg, const std::string& ptr) {
           states[n.data].insert(&b);
         }
         if (n.kind == NodeKind::NestedSDFG)
-          nested.emplace_back(n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg");
+          nested.push_back({n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
+                            in_kernel || in_gpu_kernel(b, n.scope_entry)});
       }
     for (std::size_t i = 0; i < b.blocks.size(); ++i) walk(*b.blocks[i], bp + "/nodes/" + std::to_string(i));
     for (std::size_t i = 0; i < b.branches.size(); ++i)
@@ -71,8 +85,11 @@ void place_transients(SDFG& sdfg, const std::string& ptr) {
                                              name)});
     d.place = DataDesc::Place::State;
     d.place_state = *states[name].begin();
+    // Allocated once per execution of its state (a loop body: every iteration): from the
+    // stream-ordered pool on the GPU, not with a device malloc that waits for the whole device.
+    if (d.storage == StorageType::GPU_Global && !in_kernel) d.pool = true;
   }
-  for (auto& [inner, p] : nested) place_transients(*inner, p);
+  for (auto& n : nested) place_transients(*n.sdfg, n.ptr, n.in_kernel);
 }
 
 // ---- which transients the mode converts, and to what -------------------------------------------
@@ -302,7 +319,7 @@ void assign_transient_lifetimes(SDFG& sdfg, const CompileOptions& options) {
     const ToTop top_level = [](const Expr& e) { return std::optional<Expr>(e); };
     ModeApplier(sdfg, options.transients).apply(sdfg, top_level, true);
   }
-  place_transients(sdfg, "");
+  place_transients(sdfg, "", false);
 }
 
 }  // namespace sdfc

@@ -36,7 +36,10 @@
 /// In every mode it then decides where each remaining default-lifetime transient is allocated
 /// (DataDesc::place): inside the one map scope that uses it, around the one state that uses it
 /// when its size depends on a symbol assigned during the program (an error when several states
-/// use it), otherwise once per call; nested SDFGs included. The code generator prints this.
+/// use it), otherwise once per call; nested SDFGs included. A GPU_Global transient placed around
+/// its state (outside any kernel) is also marked `pool`: it is allocated at every execution of the
+/// state, per iteration in a loop, with the stream-ordered pool instead of a device-wide malloc and
+/// free, and pool-legality proves that allocation's ordering. The code generator prints this.
 /// Runs after normalize (storage resolved), before stream assignment.
 #pragma once
 

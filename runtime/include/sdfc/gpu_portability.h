@@ -78,11 +78,17 @@ inline Error gpuMalloc(void** p, std::size_t bytes) {
 inline Error gpuFree(void* p) {
   return hipFree(p);
 }
+/// Zero bytes give a null pointer and success, and freeing null does nothing, as with gpuMalloc and
+/// gpuFree (a transient sized by a loop variable is empty in some iterations).
 inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) {
+  if (bytes == 0) {
+    *p = nullptr;
+    return kSuccess;
+  }
   return hipMallocAsync(p, bytes, s);
 }
 inline Error gpuFreeAsync(void* p, Stream s) {
-  return hipFreeAsync(p, s);
+  return p ? hipFreeAsync(p, s) : kSuccess;
 }
 inline Error gpuHostAlloc(void** p, std::size_t bytes) {
   return hipHostMalloc(p, bytes, hipHostMallocDefault);
@@ -210,11 +216,17 @@ inline Error gpuMalloc(void** p, std::size_t bytes) {
 inline Error gpuFree(void* p) {
   return cudaFree(p);
 }
+/// Zero bytes give a null pointer and success, and freeing null does nothing, as with gpuMalloc and
+/// gpuFree (a transient sized by a loop variable is empty in some iterations).
 inline Error gpuMallocAsync(void** p, std::size_t bytes, Stream s) {
+  if (bytes == 0) {
+    *p = nullptr;
+    return kSuccess;
+  }
   return cudaMallocAsync(p, bytes, s);
 }
 inline Error gpuFreeAsync(void* p, Stream s) {
-  return cudaFreeAsync(p, s);
+  return p ? cudaFreeAsync(p, s) : kSuccess;
 }
 inline Error gpuHostAlloc(void** p, std::size_t bytes) {
   return cudaHostAlloc(p, bytes, cudaHostAllocDefault);
