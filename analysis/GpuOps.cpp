@@ -11,7 +11,7 @@ namespace {
 bool block_queues_gpu_work(const SDFG& sdfg, const Block& b) {
   if (b.kind == BlockKind::State) {
     for (auto& n : b.nodes) {
-      if (is_host_kernel(*n)) return true;
+      if (is_stream_node(*n)) return true;
       if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg)) return true;
     }
     for (auto& e : b.edges)
@@ -28,6 +28,10 @@ bool block_queues_gpu_work(const SDFG& sdfg, const Block& b) {
 
 bool is_host_kernel(const Node& n) {
   return n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device && n.scope_entry < 0;
+}
+
+bool is_gpu_library_call(const Node& n) {
+  return n.kind == NodeKind::Tasklet && n.library_call == "cublas" && n.scope_entry < 0;
 }
 
 bool is_gpu_copy(const SDFG& sdfg, const Block& st, const DataEdge& e) {
@@ -132,7 +136,7 @@ std::vector<GpuOp> gpu_ops(const SDFG& sdfg, const Block& st) {
         op.touches = copy_touches(sdfg, st, e);
         ops.push_back(std::move(op));
       }
-    } else if (is_host_kernel(n) || (n.kind == NodeKind::NestedSDFG && queues_gpu_work(*n.sdfg))) {
+    } else if (is_stream_node(n) || (n.kind == NodeKind::NestedSDFG && queues_gpu_work(*n.sdfg))) {
       GpuOp op;
       op.node = v;
       op.touches = node_touches(st, v);

@@ -32,6 +32,15 @@ std::vector<int> issue_order(const Block& state);
 /// True for a GPU_Device map at the top level of a state: a kernel launched from host code.
 bool is_host_kernel(const Node& n);
 
+/// True for a tasklet at the top level of a state that queues GPU work on its stream: a vendor
+/// library call on GPU data (`library_call` "cublas"). Ordered like a kernel launch.
+bool is_gpu_library_call(const Node& n);
+
+/// A node host code issues as one GPU operation on one stream: a kernel or a GPU library call.
+inline bool is_stream_node(const Node& n) {
+  return is_host_kernel(n) || is_gpu_library_call(n);
+}
+
 /// True when the SDFG (or one nested in it) launches GPU work from host code.
 bool queues_gpu_work(const SDFG& sdfg);
 

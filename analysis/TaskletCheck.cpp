@@ -174,7 +174,7 @@ class UnitBuilder {
         const Node& n = *st.nodes[i];
         std::string np = sp + "/nodes/" + std::to_string(i);
         bool device = in_kernel || in_gpu_map(st, static_cast<int>(i));
-        if (n.kind == NodeKind::Tasklet && n.code.language == Language::CPP) {
+        if (n.kind == NodeKind::Tasklet && n.code.language == Language::CPP && n.library_call.empty()) {
           ++unit_.cpp_tasklets;
           add_tasklet(g, st, static_cast<int>(i), np, device);
         }

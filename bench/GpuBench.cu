@@ -9,13 +9,16 @@
 //  4. several streams (fork-join, entry/exit cost);
 //  5. GT4Py's 3D Laplacian as GT4Py wrote it (corpus gt4py_lap3d_s/program_gpu.sdfg, $SDFC_CORPUS)
 //     at 512 x 512 x 80 float64, calls queued on a stream and timed with CUDA events, against
-//     cudaMemcpy D2D bandwidth.
+//     cudaMemcpy D2D bandwidth;
+//  6. --blas pure against --blas vendor (cuBLAS): C = A @ B and y = A @ x on N x N float64 device
+//     data, calls queued on a stream and timed with CUDA events.
 // Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
 // SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "BlasProgram.h"
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
 #include "sdfc/sdfc.h"
@@ -67,7 +71,7 @@ __global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A
     }                                                                     \
   } while (0)
 
-/// Whether to run section k (1-5 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
+/// Whether to run section k (1-6 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
 bool run_section(int k) {
   const char* only = std::getenv("SDFC_GPU_BENCH_SECTIONS");
   if (!only || !*only) return true;
@@ -426,6 +430,61 @@ int main() {
     for (double* d : {u, lap, timer}) CHECK(cudaFree(d));
   } else {
     std::printf("GT4Py lap3d: skipped (set SDFC_CORPUS to the corpus folder)\n");
+  }
+  if (run_section(6)) {
+    // ---- 6. BLAS: pure expansion against cuBLAS ---------------------------------------------------
+    cudaStream_t bs;
+    CHECK(cudaStreamCreateWithFlags(&bs, cudaStreamNonBlocking));
+    struct Case {
+      bool matrix;
+      std::int64_t n;
+      int calls;
+    };
+    for (Case c : {Case{true, 256, 50}, Case{true, 1024, 10}, Case{true, 2048, 3}, Case{false, 4096, 100},
+                   Case{false, 16384, 20}}) {
+      std::size_t nn = static_cast<std::size_t>(c.n * c.n), nv = c.matrix ? nn : static_cast<std::size_t>(c.n);
+      double *A, *B, *C;
+      CHECK(cudaMalloc(&A, nn * 8));
+      CHECK(cudaMalloc(&B, nv * 8));
+      CHECK(cudaMalloc(&C, nv * 8));
+      std::vector<double> host(nn);
+      for (std::size_t i = 0; i < nn; ++i) host[i] = static_cast<double>(i % 13) * 0.25 - 1;
+      CHECK(cudaMemcpy(A, host.data(), nn * 8, cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpy(B, host.data(), nv * 8, cudaMemcpyHostToDevice));
+      double flops = 2.0 * double(c.n) * double(c.n) * (c.matrix ? double(c.n) : 1.0);
+      double pure_ms = 0;
+      std::vector<double> results[2];
+      for (const char* blas : {"pure", "vendor"}) {
+        sdfc::Options o = cuda;
+        o.blas = blas;
+        sdfc::Program p = sdfc::Program::compile_string(sdfc::bench::blas_program(c.matrix, true), o);
+        p.set_array("A", A, nn);
+        p.set_array("B", B, nv);
+        p.set_array("C", C, nv);
+        p.set_value("N", c.n);
+        p.set_external_stream(bs);
+        p.call();
+        CHECK(cudaEventRecord(e0, bs));
+        for (int r = 0; r < c.calls; ++r) p.call();
+        CHECK(cudaEventRecord(e1, bs));
+        CHECK(cudaEventSynchronize(e1));
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        p.set_external_stream(nullptr);
+        double per_call = ms / c.calls;
+        auto& res = results[blas[0] == 'v'];
+        res.resize(nv);
+        CHECK(cudaMemcpy(res.data(), C, nv * 8, cudaMemcpyDeviceToHost));
+        if (blas[0] == 'p') pure_ms = per_call;
+        std::printf("| %s N = %lld, --blas %s | %.3f ms per call | %.1f GFLOP/s | %.2fx pure |\n",
+                    c.matrix ? "C = A @ B" : "y = A @ x", static_cast<long long>(c.n), blas, per_call,
+                    flops / (per_call / 1e3) / 1e9, pure_ms / per_call);
+      }
+      double diff = 0;
+      for (std::size_t i = 0; i < nv; ++i) diff = std::max(diff, std::abs(results[0][i] - results[1][i]));
+      std::printf("|   max |pure - vendor| = %.3g |\n", diff);
+      for (double* d : {A, B, C}) CHECK(cudaFree(d));
+    }
+    CHECK(cudaStreamDestroy(bs));
   }
   return 0;
 }

@@ -18,10 +18,11 @@ struct GeneratedFile {
 };
 
 struct GeneratedProgram {
-  std::string name;                  ///< the SDFG name (a C identifier)
-  std::vector<GeneratedFile> files;  ///< sources to compile
-  std::string header;                ///< a C header declaring the exported entry points
-  std::string info_json;             ///< what `__sdfc_program_info()` returns
+  std::string name;                    ///< the SDFG name (a C identifier)
+  std::vector<GeneratedFile> files;    ///< sources to compile
+  std::string header;                  ///< a C header declaring the exported entry points
+  std::string info_json;               ///< what `__sdfc_program_info()` returns
+  std::vector<std::string> libraries;  ///< vendor libraries to link (SDFG::libraries: "cblas", "cublas")
 };
 
 /// Generates the program. `file` (the input file name) is used in error messages. Throws

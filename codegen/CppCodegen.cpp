@@ -737,7 +737,12 @@ class Generator {
         emit_map(c, st, ptr, id, w, parallel);
         break;
       case NodeKind::Tasklet:
+        if (n.stream >= 0 && !c.in_kernel) {  // a GPU library call: on its stream, ordered as a kernel
+          stream_waits(n.stream, n.wait_events, w);
+          w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
+        }
         emit_tasklet(c, st, ptr, id, w, parallel);
+        if (n.stream >= 0 && !c.in_kernel) stream_record(n.stream, n.record_event, w);
         break;
       case NodeKind::NestedSDFG:
         if (!c.in_kernel) stream_waits(0, n.wait_events, w);
@@ -1341,6 +1346,9 @@ class Generator {
       }
       w.open("");
     }
+    if (n.stream >= 0 && !c.in_kernel)  // DaCe's name for the stream a GPU tasklet's work goes on
+      w.line(fmt::format("const sdfc::gpu::Stream __dace_current_stream = {};  // stream {}", gpu_stream(n.stream),
+                         n.stream));
     for (auto& b : ins) w.line(fmt::format("{} {} = {};", b.type, b.name, b.access));
     for (auto& b : outs)
       w.line(b.access.empty() ? fmt::format("{} {};", b.type, b.name)
@@ -1685,6 +1693,8 @@ GeneratedProgram Generator::run() {
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
+  if (root_.libraries.count("cblas")) w.line("#include \"sdfc/blas.h\"  // --blas vendor: CBLAS on host data");
+  if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
   if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
   w.line("");
   if (!root_.global_code.code.empty()) {
@@ -1714,6 +1724,8 @@ GeneratedProgram Generator::run() {
         s));
   w.line("sdfc::rt::ErrorSlot __sdfc_error;");
   if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
+  if (root_.libraries.count("cublas"))
+    w.line("sdfc::gpu::BlasHandle __sdfc_blas;  // the cuBLAS handle of --blas vendor calls, made at first use");
   w.close(";");
   w.line("");
   w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does), or why the last");
@@ -1937,6 +1949,7 @@ GeneratedProgram Generator::run() {
   for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
   w.line(gpu_ ? fmt::format("int __err = __state->__sdfc_error.set || {}.error.set;", kCtx)
               : "int __err = __state->__sdfc_error.set;");
+  if (root_.libraries.count("cublas")) w.line("sdfc::gpu::blas_destroy(__state->__sdfc_blas);  // before the streams");
   if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
   w.line("delete __state;");
   w.line("return __err;");
@@ -2202,6 +2215,7 @@ GeneratedProgram Generator::run() {
                      w.str()});
   p.header = h.str();
   p.info_json = info;
+  p.libraries.assign(root_.libraries.begin(), root_.libraries.end());
   return p;
 }
 

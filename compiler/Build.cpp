@@ -665,6 +665,10 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
   if (!plan.cuda.empty())
     append(link_flags,
            runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cudart"));
+  for (const std::string& lib : req.libraries)
+    if (lib == "cublas")
+      append(link_flags,
+             runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cublas"));
   if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"})) return f;
   if (!plan.hip.empty())
     append(link_flags,
@@ -676,6 +680,8 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
   append(argv, plan.host);
   append(argv, objects);
   append(argv, link_flags);
+  for (const std::string& lib : req.libraries)
+    if (lib == "cblas") argv.push_back("-lblas");  // Debian's libblas-dev carries CBLAS
   append(argv, {"-o", lib_name});
   ProcessResult r = run_compiler(argv, dir);
   if (r.status != 0) return StepFailure{argv, r};

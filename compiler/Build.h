@@ -32,6 +32,7 @@ struct BuildRequest {
   std::vector<std::string> include_dirs;  ///< made absolute; their paths (not contents) enter the cache key
   std::vector<std::string> extra_flags;   ///< appended to each host compile; relative paths resolve in the build dir
   std::vector<std::string> device_flags;  ///< appended to each nvcc/hipcc compile (host flags do not suit nvcc)
+  std::vector<std::string> libraries;     ///< vendor libraries to link: "cblas" (-lblas), "cublas" (the toolkit's)
   std::string key_material;               ///< normalized IR text, options and runtime hash: enters the cache key
   bool use_cache = true;                  ///< false: always build, into a private directory
 };

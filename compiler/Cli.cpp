@@ -86,6 +86,9 @@ compile options (also for run):
   --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
   --gpu-streams N         0: all GPU work on one stream (default); N >= 1: up to N internal
                           streams ordered by events; ignored on the cpu
+  --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
+                          (default) expands them into maps; vendor calls CBLAS on host data
+                          (links Debian's libblas) and cuBLAS on GPU data, on the node's stream
   --no-cache              always build and check; do not use or fill the build cache ($SDFC_CACHE_DIR)
 )";
 
@@ -135,7 +138,8 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
                           SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
-  --target, --transients, --gpu-streams, --gpu-arch   as for sdfc compile (they decide the passes)
+  --target, --transients, --gpu-streams, --gpu-arch, --blas   as for sdfc compile (they decide the
+                          passes)
 )";
 
 /// dot's help with the pipeline's passes, listed from the pipeline itself.
@@ -231,6 +235,10 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
         o.transients != "external")
       throw UsageError(
           fmt::format("--transients must be scoped, persistent, pool or external, not '{}'", o.transients));
+  } else if (is("--blas")) {
+    o.blas = value("--blas");
+    if (o.blas != "pure" && o.blas != "vendor")
+      throw UsageError(fmt::format("--blas must be pure or vendor, not '{}'", o.blas));
   } else if (is("--gpu-streams")) {
     std::string v = value("--gpu-streams");
     char* end = nullptr;
@@ -256,6 +264,7 @@ CompileOptions to_compile(const Options& o) {
                  : o.transients == "external"   ? TransientMode::External
                                                 : TransientMode::AsDeclared;
   c.gpu_streams = o.gpu_streams;
+  c.blas = o.blas == "vendor" ? BlasMode::Vendor : BlasMode::Pure;
   return c;
 }
 

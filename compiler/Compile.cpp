@@ -171,6 +171,7 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   for (auto& f : program.files) req.sources.push_back({f.name, f.text});
   req.sources.push_back({program.name + ".h", program.header});
   req.include_dirs.push_back(runtime_include_dir());
+  req.libraries = program.libraries;
   req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
   if (options.target == Target::CUDA)
     req.device_flags = {"-arch=" + (options.gpu_arch.empty() ? std::string("sm_90") : options.gpu_arch),
@@ -181,9 +182,10 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
                         "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
-  req.key_material = fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\nrefusals {}\n",
-                                 SDFC_VERSION, runtime_hash(), to_string(options.target), options.gpu_arch,
-                                 to_string(options.transients), options.gpu_streams, options.report_refusals);
+  req.key_material =
+      fmt::format("sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\nrefusals {}\nblas {}\n",
+                  SDFC_VERSION, runtime_hash(), to_string(options.target), options.gpu_arch,
+                  to_string(options.transients), options.gpu_streams, options.report_refusals, to_string(options.blas));
   req.use_cache = use_cache;
   return build_library(req);
 }

@@ -1,6 +1,7 @@
 #include "ir/Dump.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace sdfc {
 namespace {
@@ -70,6 +71,8 @@ class Dumper {
       line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}",
                                 to_string(ws.storage), ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment,
                                 join_names(ws.members)));
+    if (!s.libraries.empty())
+      line(ind + 1, fmt::format("libraries: {} (vendor library calls)", fmt::join(s.libraries, ", ")));
     if (!s.arena.members.empty())
       line(ind + 1, fmt::format("arena {} (one allocation per call): {} bytes ({} without sharing), holds {}",
                                 to_string(s.arena.storage), ex(s.arena.bytes), ex(s.arena.unshared_bytes),
@@ -205,8 +208,9 @@ class Dumper {
         line(ind, fmt::format("[{}] map_exit of {}", id, n.scope_entry));
         break;
       case NodeKind::Tasklet:
-        line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}{}: {}", id, n.label, to_string(n.code.language),
-                              connectors(n.in_connectors), connectors(n.out_connectors), scope, decided,
+        line(ind, fmt::format("[{}] tasklet {} ({}) ({}) -> ({}){}{}{}: {}", id, n.label, to_string(n.code.language),
+                              connectors(n.in_connectors), connectors(n.out_connectors), scope,
+                              n.library_call.empty() ? "" : " library-call=" + n.library_call, decided,
                               quote_lines(n.code.code)));
         break;
       case NodeKind::NestedSDFG: {

@@ -30,4 +30,8 @@ const char* to_string(TransientMode m) {
   return "?";
 }
 
+const char* to_string(BlasMode m) {
+  return m == BlasMode::Vendor ? "vendor" : "pure";
+}
+
 }  // namespace sdfc

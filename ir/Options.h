@@ -12,11 +12,17 @@ enum class Target { CPU, CUDA, HIP };
 /// the file states it.
 enum class TransientMode { AsDeclared, Scoped, Persistent, Pool, External };
 
+/// How expand-library-nodes expands BLAS nodes (Gemm, Gemv and the MatMul forms that are one):
+/// `Pure` as maps (needs nothing), `Vendor` as calls into CBLAS on host data and cuBLAS on GPU
+/// data where the operands have a BLAS layout (the rest stay pure).
+enum class BlasMode { Pure, Vendor };
+
 struct CompileOptions {
   Target target = Target::CPU;
   std::string gpu_arch;  ///< "" = the target's default (sm_90, gfx90a)
   TransientMode transients = TransientMode::AsDeclared;
   int gpu_streams = 0;
+  BlasMode blas = BlasMode::Pure;
   /// The generated library prints each refused call's message on stderr once (set by
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;
@@ -24,5 +30,6 @@ struct CompileOptions {
 
 const char* to_string(Target t);
 const char* to_string(TransientMode m);
+const char* to_string(BlasMode m);
 
 }  // namespace sdfc

@@ -13,6 +13,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,10 @@ struct Node {
   std::vector<int> host_waits;   ///< synchronization: streams the host waits for before this node
   std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the kernel
   int record_event = -1;         ///< synchronization: event recorded on its stream after the kernel
+  /// expand-library-nodes (--blas vendor): this tasklet is sdfc's own call into a vendor library,
+  /// "cblas" (host data) or "cublas" (GPU data, outside kernels: a GPU operation on `stream`,
+  /// ordered like a kernel launch); "" for every other node. The tasklet check skips such tasklets.
+  std::string library_call;
 
   explicit Node(NodeKind k) : kind(k) {}
   const Connector* find_in(const std::string& name) const;
@@ -257,6 +262,9 @@ struct SDFG {
   /// once per call (members empty: none); allocated at the call's start, freed at its end.
   Workspace arena;
   int num_events = 0;  ///< synchronization: events the program uses (root only)
+  /// expand-library-nodes (root): the vendor libraries the program's library calls need ("cblas",
+  /// "cublas"); the code generator includes their headers and the build links them.
+  std::set<std::string> libraries;
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,
   /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <set>
 
 #include "ir/Builder.h"
@@ -188,6 +189,12 @@ class Expansion {
     return false;
   }
 
+  /// Symbols `e` reads become symbols of the nested SDFG too.
+  void uses_symbols(const Expr& e) { free_symbols(e, symbols_); }
+
+  /// The nested SDFG's array `name` (bound before).
+  const DataDesc& array(const std::string& name) const { return *inner_->find_data(name); }
+
   /// Symbols a coefficient reads become symbols of the nested SDFG too.
   void uses(const Coefficient& c) {
     if (c.expr) free_symbols(c.expr, symbols_);
@@ -316,12 +323,13 @@ void build_product(Expansion& e, const Product& p, ScheduleType schedule) {
 
 class Expander {
  public:
-  explicit Expander(const CompileOptions& o) : options_(o) {}
+  Expander(const CompileOptions& o, std::set<std::string>& libraries) : options_(o), libraries_(libraries) {}
 
   void sdfg(SDFG& s, const std::string& ptr, bool in_map) { region(s, s.root, ptr, in_map); }
 
  private:
   const CompileOptions& options_;
+  std::set<std::string>& libraries_;  ///< the top-level SDFG's: vendor libraries the calls need
   int counter_ = 0;
 
   /// The classes sdfc expands, each with its expansion (a new class: one entry and one function).
@@ -499,6 +507,102 @@ class Expander {
 
   static std::string range_of(const Expr& extent) { return "0:" + plain(extent); }
 
+  // ---- vendor library calls (--blas vendor) -----------------------------------------------------
+
+  /// The library that computes BLAS node `x` under --blas vendor: "cblas" on host data, "cublas"
+  /// on GPU data (CUDA target); "" (the pure expansion) for --blas pure, inside a map scope (the
+  /// enclosing iteration or GPU thread runs it), for dtypes other than float32 and float64 (all
+  /// operands one dtype), when the operands are not squeezed to their BLAS ranks, and when a
+  /// matrix in `matrices` has no dimension of stride 1 (no BLAS layout: strided columns of both).
+  std::string vendor_library(const Site& x, const std::vector<const Operand*>& ops,
+                             const std::vector<const Operand*>& matrices, bool squeezed) {
+    if (options_.blas != BlasMode::Vendor || x.in_map || !squeezed) return "";
+    DType t = ops.front()->desc->dtype;
+    if (t != DType::Float32 && t != DType::Float64) return "";
+    for (const Operand* o : ops)
+      if (o->desc->dtype != t) return "";
+    for (const Operand* o : matrices) {
+      if (o->rank() != 2) return "";
+      bool unit = false;
+      for (std::size_t k : o->moving) unit = unit || as_constant(simplify(o->stride[k])) == 1;
+      if (!unit) return "";
+    }
+    if (schedule(x, ops) != ScheduleType::GPU_Device) return "cblas";
+    if (options_.target == Target::HIP)
+      refuse(x.ptr, fmt::format("{}: --blas vendor on GPU data needs hipBLAS on the hip target, which Debian does "
+                                "not package; compile with --blas pure",
+                                x.who()));
+    return "cublas";
+  }
+
+  /// `e` as C++ (an extent or stride of the nested SDFG's arrays, in its symbols), evaluated in 64
+  /// bits whatever the symbols' C types: a symbol or number as it is, anything else through a
+  /// lambda whose int64 parameters shadow the symbols (`M * N` of int32 symbols must not overflow).
+  static std::string cpp(const Expr& e) {
+    Expr s = simplify(e);
+    if (s->kind == ExprKind::Int || s->kind == ExprKind::Symbol) return print_cpp(s);
+    std::set<std::string> names;
+    free_symbols(s, names);
+    std::vector<std::string> params(names.begin(), names.end());
+    for (auto& p : params) p = "std::int64_t " + p;
+    return fmt::format("[]({}) {{ return static_cast<std::int64_t>({}); }}({})", join(params), print_cpp(s),
+                       join(std::vector<std::string>(names.begin(), names.end())));
+  }
+
+  /// A coefficient as a value of dtype `t`.
+  static std::string scalar(const Coefficient& c, DType t) {
+    std::string v = c.value ? fmt::format("{:.17g}", *c.value) : "(" + print_cpp(c.expr) + ")";
+    return fmt::format("static_cast<{}>({})", t == DType::Float32 ? "float" : "double", v);
+  }
+
+  /// Fills expansion `e` with the vendor call `fn` (gemm, gemv) of `lib`: `args` are the call's
+  /// arguments after the node's name, reading the tasklet connectors `ins` (connector, array) and
+  /// writing `out`. With an input C of its own (`cin` names its array), a first state copies it
+  /// into the output (a map: a kernel on GPU data), and the call applies beta there; without one,
+  /// the call reads the output where beta is not 0.
+  void vendor_call(Expansion& e, const Site& x, const std::string& lib, const std::string& fn, DType t,
+                   const std::string& args, std::vector<std::pair<std::string, std::string>> ins,
+                   const std::pair<std::string, std::string>& out, const std::string& cin, const Coefficient& beta) {
+    const DataDesc& od = e.array(out.second);
+    auto whole = [&](const std::string& array) {
+      std::vector<std::string> dims;
+      for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
+      return join(dims);
+    };
+    if (!cin.empty()) {
+      Loops loops;
+      Access to{"__out", out.second, {}}, from{"__in", cin, {}};
+      for (std::size_t k = 0; k < od.shape.size(); ++k) {
+        std::string p = e.param(fmt::format("__i{}", k));
+        loops.params.push_back(p);
+        loops.ranges.push_back(range_of(od.shape[k]));
+        to.index.push_back(p);
+        from.index.push_back(p);
+      }
+      StateBuilder init = e.state(fn + "_c_in");
+      elementwise(init, fn + "_c_in", loops, {from}, "__out = __in", to,
+                  lib == "cublas" ? ScheduleType::GPU_Device : ScheduleType::Default);
+    }
+    if (!beta.is(0) || !cin.empty()) ins.push_back({"__cin", out.second});
+    std::string what;
+    for (char ch : x.who())
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
+    std::string type = t == DType::Float32 ? "float" : "double";
+    std::string code = lib == "cublas" ? fmt::format(
+                                             "sdfc::gpu::blas_{}<{}>(__state->__sdfc_gpu, __state->__sdfc_blas, "
+                                             "__dace_current_stream, \"{}\", {});",
+                                             fn, type, what, args)
+                                       : fmt::format("sdfc::blas::{}<{}>(\"{}\", {});", fn, type, what, args);
+    StateBuilder b = e.state(fn);
+    std::vector<std::string> conns;
+    for (auto& [conn, array] : ins) conns.push_back(conn);
+    int tk = b.tasklet(lib + "_" + fn, conns, {out.first}, code, Language::CPP);
+    b.state().node(tk).library_call = lib;
+    for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(array));
+    b.edge(tk, out.first, b.access(out.second), "", out.second, whole(out.second));
+    libraries_.insert(lib);
+  }
+
   // ---- BLAS and linear algebra ------------------------------------------------------------------
 
   /// MatMul: dispatches on the operands' ranks (dimensions of extent 1 left out) as DaCe's
@@ -579,6 +683,17 @@ class Expander {
     }
     e.uses(alpha);
     e.uses(beta);
+    if (std::string lib = vendor_library(x, ops, {&a, &b, &c}, squeeze); !lib.empty()) {
+      for (const Expr& s : {m, n, k}) e.uses_symbols(s);
+      const DataDesc &da = e.array("_a"), &db = e.array("_b"), &dc = e.array("_c");
+      std::string call =
+          fmt::format("{}, {}, {}, {}, {}, {}, __a, {}, {}, __b, {}, {}, {}, __c, {}, {}", ta, tb, cpp(m), cpp(n),
+                      cpp(k), scalar(alpha, c.desc->dtype), cpp(da.strides[0]), cpp(da.strides[1]), cpp(db.strides[0]),
+                      cpp(db.strides[1]), scalar(beta, c.desc->dtype), cpp(dc.strides[0]), cpp(dc.strides[1]));
+      vendor_call(e, x, lib, "gemm", c.desc->dtype, call, {{"__a", "_a"}, {"__b", "_b"}}, {"__c", "_c"},
+                  p.c_in ? "_cin" : "", beta);
+      return e.finish();
+    }
     std::string i = e.param("__i"), j = e.param("__j"), l = e.param("__k");
     p.label = "gemm";
     p.outs = {{i, j}, {range_of(m), range_of(n)}};
@@ -620,6 +735,17 @@ class Expander {
     }
     e.uses(alpha);
     e.uses(beta);
+    if (std::string lib = vendor_library(x, ops, {&a}, true); !lib.empty()) {
+      const DataDesc &da = e.array(an), &dv = e.array(vn), &dy = e.array(yn);
+      for (const Expr& s : da.shape) e.uses_symbols(s);
+      std::string call =
+          fmt::format("{}, {}, {}, {}, __A, {}, {}, __x, {}, {}, __y, {}", trans, cpp(da.shape[0]), cpp(da.shape[1]),
+                      scalar(alpha, y.desc->dtype), cpp(da.strides[0]), cpp(da.strides[1]), cpp(dv.strides[0]),
+                      scalar(beta, y.desc->dtype), cpp(dy.strides[0]));
+      vendor_call(e, x, lib, "gemv", y.desc->dtype, call, {{"__A", an}, {"__x", vn}}, {"__y", yn},
+                  p.c_in ? yn + "in" : "", beta);
+      return e.finish();
+    }
     std::string i = e.param("__i"), l = e.param("__k");
     p.label = "gemv";
     p.outs = {{i}, {range_of(rows)}};
@@ -938,7 +1064,8 @@ class Expander {
 }  // namespace
 
 void expand_library_nodes(SDFG& sdfg, const CompileOptions& options) {
-  Expander(options).sdfg(sdfg, "", false);
+  sdfg.libraries.clear();
+  Expander(options, sdfg.libraries).sdfg(sdfg, "", false);
 }
 
 }  // namespace sdfc

@@ -16,6 +16,17 @@
 ///    sum + beta * c, as a state initializing the output (0, c or beta * c) and a map over the
 ///    output's elements around a sequential loop adding the products in order.
 ///  - `Transpose` (linalg, matrices): one map, out[j, i] = inp[i, j].
+/// Vendor calls (`--blas vendor`, CompileOptions::blas): Gemm, Gemv and the MatMul forms that are
+/// one, outside map scopes, on float32/float64 operands of one dtype each of whose matrices has a
+/// dimension of stride 1, become the same nested SDFG holding one CPP tasklet that calls the vendor
+/// library through sdfc's runtime (sdfc/blas.h: CBLAS on host data; sdfc/gpu_blas.h: cuBLAS on GPU
+/// data, on the stream stream-assignment gives the tasklet). The tasklet is marked
+/// `library_call` (the tasklet check skips it; a cuBLAS one is a GPU operation ordered like a
+/// kernel), the top-level SDFG's `libraries` names what to link, and an input C of its own is
+/// first copied into the output by a map (the call applies beta there). Everything else — nodes
+/// inside maps, other dtypes, operands with no BLAS layout, Dot, Ger, batched products, Transpose,
+/// Reduce — is expanded pure as above. GPU data on the HIP target is refused (no hipBLAS in
+/// Debian). The dump shows each decision (`library-call=cblas`).
 /// Schedules: inside a map scope every loop of an expansion is sequential (normalize makes its
 /// Default maps so: the enclosing iteration or GPU thread runs it); outside, the maps over output
 /// elements are Default (CPU_Multicore after normalize) for host data and GPU_Device kernels for

@@ -11,7 +11,7 @@ void assign(SDFG& sdfg, Block& b, int streams) {
       if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) assign(*n->sdfg, n->sdfg->root, streams);
     if (streams == 0) {
       for (auto& n : b.nodes)
-        if (is_host_kernel(*n) || (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg)))
+        if (is_stream_node(*n) || (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg)))
           n->stream = 0;
       for (auto& e : b.edges)
         if (is_gpu_copy(sdfg, b, e)) e.stream = 0;

@@ -309,7 +309,8 @@ class Synchronizer {
         }
         break;
       case NodeKind::MapEntry:
-        if (n.stream >= 0) {  // a kernel launch
+      case NodeKind::Tasklet:
+        if (n.stream >= 0) {  // a kernel launch, or a GPU library call (ordered the same way)
           gpu_work = true;
           std::set<std::string> reads, writes;
           host_access(st, id, reads, writes);
@@ -330,13 +331,12 @@ class Synchronizer {
             if (host_data(w)) p.written[w].insert(n.stream);
           break;
         }
-        [[fallthrough]];
-      case NodeKind::Tasklet: {
-        std::set<std::string> reads, writes;
-        host_access(st, id, reads, writes);
-        if (intersects(reads, p.written) || intersects(writes, p.written) || intersects(writes, p.read)) wait(n, p);
-        break;
-      }
+        {  // a host map or tasklet
+          std::set<std::string> reads, writes;
+          host_access(st, id, reads, writes);
+          if (intersects(reads, p.written) || intersects(writes, p.written) || intersects(writes, p.read)) wait(n, p);
+          break;
+        }
       case NodeKind::NestedSDFG: {
         if (!p.empty()) wait(n, p);
         if (n.stream >= 0) {  // it queues GPU work on stream 0: ordered against this state's streams

@@ -323,8 +323,9 @@ class Replay {
       std::set<std::string> reads, writes;
       for (const Touch& t : node_touches(st, v)) (t.write ? writes : reads).insert(t.data);
       std::string label = n.kind == NodeKind::MapEntry ? n.map.label : n.label;
-      if (n.kind == NodeKind::MapEntry && n.stream >= 0) {
-        std::string what = fmt::format("kernel {} {}", label, where);
+      if ((n.kind == NodeKind::MapEntry || n.kind == NodeKind::Tasklet) && n.stream >= 0) {
+        std::string what =
+            fmt::format("{} {} {}", n.kind == NodeKind::MapEntry ? "kernel" : "GPU library call", label, where);
         tick(host_);
         for (auto& r : reads)  // host scalars are read by the host, when the launch passes them by value
           if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar)

@@ -10,6 +10,7 @@ packages=(
   llvm-14-dev libclang-cpp14-dev libclang-14-dev libclang-common-14-dev
   graphviz
   python3 python3-numpy python3-pytest hipcc
+  libblas-dev
   libopenmpi-dev openmpi-bin
 )
 missing=()

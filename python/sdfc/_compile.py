@@ -88,6 +88,7 @@ def compile(
     transients=None,
     gpu_streams=None,
     gpu_arch=None,
+    blas=None,
     use_cache=True,
     dace_layout=None,
     compiler=None,
@@ -99,7 +100,8 @@ def compile(
     ``dace.SDFG``). The options are sdfc's (``sdfc help compile``): ``target`` "cpu", "cuda" or
     "hip"; ``transients`` "scoped", "persistent", "pool" or "external" (``None``: the lifetimes
     the SDFG declares); ``gpu_streams`` the number of internal GPU streams; ``gpu_arch`` the GPU
-    architecture (``sm_90``, ``gfx90a``); ``use_cache=False`` bypasses sdfc's build cache;
+    architecture (``sm_90``, ``gfx90a``); ``blas`` "pure" or "vendor" (BLAS nodes as loops, or
+    as CBLAS / cuBLAS calls); ``use_cache=False`` bypasses sdfc's build cache;
     ``dace_layout`` a folder passed as ``--dace-layout``; ``compiler`` the sdfc executable (see
     :func:`find_compiler`).
 
@@ -117,6 +119,8 @@ def compile(
         raise Error(f"unknown transient mode {transients!r}; expected one of {', '.join(_TRANSIENT_MODES)} or None")
     if gpu_streams is not None and (not isinstance(gpu_streams, int) or gpu_streams < 0):
         raise Error(f"gpu_streams must be an integer of 0 or more, not {gpu_streams!r}")
+    if blas is not None and blas not in ("pure", "vendor"):
+        raise Error(f"unknown BLAS mode {blas!r}; expected 'pure', 'vendor' or None")
     executable = find_compiler(compiler)
     text, path, name = _sdfg_text(sdfg)
 
@@ -127,6 +131,8 @@ def compile(
         options += ["--gpu-streams", str(gpu_streams)]
     if gpu_arch is not None:
         options += ["--gpu-arch", str(gpu_arch)]
+    if blas is not None:
+        options += ["--blas", blas]
     if dace_layout is not None:
         options += ["--dace-layout", os.fspath(dace_layout)]
     if not use_cache:

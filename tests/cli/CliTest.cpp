@@ -324,6 +324,9 @@ TEST(Cli, CompileUsageErrors) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(run({"compile", "x.sdfg", "-o", "x.so", "--target", "fpga"}).rc, 2);
+  r = run({"compile", "x.sdfg", "-o", "x.so", "--blas", "mkl"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--blas must be pure or vendor, not 'mkl'"), std::string::npos) << r.err;
   EXPECT_EQ(run({"run", "x.sdfg"}).rc, 2);  // --inputs missing
   auto missing = run({"compile", "/nonexistent.sdfg", "-o", tmp_path("x.so")});
   EXPECT_EQ(missing.rc, 1);

@@ -433,17 +433,27 @@ TEST(GpuKernels, ReduceLibraryNodesInAMap) {
 }
 
 /// BLAS and linear-algebra library nodes on GPU data outside any map (their maps become kernels)
-/// and inside a kernel map (sequential loops in each thread), 0 and 2 streams.
+/// and inside a kernel map (sequential loops in each thread), 0 and 2 streams; pure and, with
+/// --blas vendor, the BLAS forms as cuBLAS calls on their nodes' streams.
 TEST(GpuKernels, LinearAlgebraLibraryNodes) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
-  for (int streams : {0, 2}) {
-    SCOPED_TRACE(streams);
+  struct Variant {
+    std::string name;
+    Program outside, inside;
+  };
+  std::vector<Variant> variants;  // every variant compiled (and linked: cuBLAS too) before any runs
+  for (auto [streams, blas] : {std::pair{0, "pure"}, {2, "pure"}, {0, "vendor"}, {2, "vendor"}, {4, "vendor"}}) {
     Options o;
     o.target = "cuda";
     o.gpu_streams = streams;
-    Program outside = Program::compile_string(linear_algebra_json(true), o);
-    Program inside = Program::compile_string(rows_in_a_map_json(true), o);
-    if (!check_linear_algebra(outside, call_on_gpu) || !check_rows_in_a_map(inside, call_on_gpu))
+    o.blas = blas;
+    variants.push_back({fmt::format("{} streams, --blas {}", streams, blas),
+                        Program::compile_string(linear_algebra_json(true), o),
+                        Program::compile_string(rows_in_a_map_json(true), o)});
+  }
+  for (auto& v : variants) {
+    SCOPED_TRACE(v.name);
+    if (!check_linear_algebra(v.outside, call_on_gpu) || !check_rows_in_a_map(v.inside, call_on_gpu))
       GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
   }
 }

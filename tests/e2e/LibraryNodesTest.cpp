@@ -41,6 +41,19 @@ TEST(LibraryNodes, BlasAndTransposeMatchLoops) {
   check_linear_algebra(p, call_here);
 }
 
+/// --blas vendor: the same program with Gemm, Gemv and the MatMul forms that are one as CBLAS
+/// calls (Debian's libblas): row-major, column-major (the transposed and strided-column operands)
+/// and an input C of its own; the forms with no BLAS layout (every other column of Q) and the rest
+/// (Dot, Ger, batched, Transpose) stay pure. Same results, checked against the same loops.
+TEST(LibraryNodes, VendorBlasMatchesLoops) {
+  Options o;
+  o.blas = "vendor";
+  Program p = Program::compile_string(linear_algebra_json(false), o);
+  check_linear_algebra(p, call_here);
+  Program in_map = Program::compile_string(rows_in_a_map_json(false), o);  // inside a map: pure loops
+  check_rows_in_a_map(in_map, call_here);
+}
+
 TEST(LibraryNodes, NodesInsideAMapRunInItsIterations) {
   Program p = Program::compile_string(rows_in_a_map_json(false));
   check_rows_in_a_map(p, call_here);

@@ -46,6 +46,7 @@ struct Options {
   std::string transients;      ///< "" = as the file declares; scoped | persistent | pool | external
   int gpu_streams = 0;         ///< >= 0; ignored on the CPU
   bool use_cache = true;       ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
+  std::string blas;            ///< "" or "pure": BLAS nodes as loops; "vendor": CBLAS / cuBLAS calls
 };
 
 /// One argument of a program, in DaCe's order.
