@@ -407,11 +407,17 @@ class Generator {
       w.line(fmt::format(
           "// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
           arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
-      w.line("char* __arena = nullptr; " +
-             gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))",
-                                   checked_count("the call's arena of GPU transients", arena.bytes, "1"))));
-      w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + gpu_check("sdfc::gpu::gpuFree(__arena)") +
-             " });");
+      std::string bytes = checked_count("the call's arena of GPU transients", arena.bytes, "1");
+      if (arena.stream_ordered) {
+        uses_pool_ = true;
+        w.line("char* __arena = nullptr; " +
+               gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&__arena, {}, {})", bytes, gpu_stream(0))) +
+               "  // from the stream-ordered pool");
+      } else {
+        w.line("char* __arena = nullptr; " +
+               gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", bytes)));
+      }
+      w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + arena_free() + " });");
     }
     for (auto& [name, d] : c.sdfg->arrays) {
       if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
@@ -454,7 +460,12 @@ class Generator {
         host_waits({0}, w);
     }
     for (auto& f : frees) w.line(free_line(f, *c.data(f)));
-    if (use_arena) w.line(gpu_check("sdfc::gpu::gpuFree(__arena)"));
+    if (use_arena) w.line(arena_free());
+  }
+
+  std::string arena_free() const {
+    return gpu_check(root_.arena.stream_ordered ? fmt::format("sdfc::gpu::gpuFreeAsync(__arena, {})", gpu_stream(0))
+                                                : std::string("sdfc::gpu::gpuFree(__arena)"));
   }
 
   /// Whether `e` multiplies (or raises to a power): where symbols of a 32-bit C type overflow

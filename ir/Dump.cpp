@@ -74,9 +74,10 @@ class Dumper {
     if (!s.libraries.empty())
       line(ind + 1, fmt::format("libraries: {} (vendor library calls)", fmt::join(s.libraries, ", ")));
     if (!s.arena.members.empty())
-      line(ind + 1, fmt::format("arena {} (one allocation per call): {} bytes ({} without sharing), holds {}",
-                                to_string(s.arena.storage), ex(s.arena.bytes), ex(s.arena.unshared_bytes),
-                                join_names(s.arena.members)));
+      line(ind + 1, fmt::format("arena {} (one allocation per call{}): {} bytes ({} without sharing), holds {}",
+                                to_string(s.arena.storage),
+                                s.arena.stream_ordered ? " from the stream-ordered pool on stream 0" : "",
+                                ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
   }
 
   static std::string join_names(const std::vector<std::string>& names) {

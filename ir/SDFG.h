@@ -87,6 +87,9 @@ struct Workspace {
   std::size_t alignment = 1;         ///< the largest element size of its members: the base must be aligned to it
   Expr bytes;                        ///< what the program needs: the peak, with shared bytes
   Expr unshared_bytes;               ///< what it would need if no two transients shared bytes (DaCe's layout)
+  /// The call's arena only: allocated from the stream-ordered pool (MallocAsync on stream 0 at the
+  /// call's start, FreeAsync on stream 0 at its end; the pool keeps the memory between calls).
+  bool stream_ordered = false;
 };
 
 /// Library: a DaCe library node (`classpath` names its class); the expand-library-nodes pass

@@ -145,11 +145,16 @@ class Replay {
         clock_(static_cast<std::size_t>(streams + 1), std::vector<int>(static_cast<std::size_t>(streams + 1), 0)),
         found_(found) {}
 
+  /// Pooled transients at the call's level, and the members of an arena from the pool (each its
+  /// bytes of the arena): allocated on stream 0 at the call's start, freed there at its end.
+  bool pooled_per_call(const DataDesc& d) const {
+    return d.transient && is_gpu_storage(d.storage) &&
+           ((d.pool && d.place == DataDesc::Place::Call) || (d.arena_offset && sdfg_.arena.stream_ordered));
+  }
+
   void run(const Path& path) {
-    for (auto& [name, d] : sdfg_.arrays)  // pooled transients are allocated on stream 0 at the call's start
-      if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::Call) {
-        pool_op(name, "allocation");
-      }
+    for (auto& [name, d] : sdfg_.arrays)
+      if (pooled_per_call(d)) pool_op(name, "allocation");
     for (const Step& s : path) {
       switch (s.kind) {
         case Step::State:
@@ -176,9 +181,7 @@ class Replay {
     }
     // The exit with an external stream: no host wait; pooled blocks are freed on stream 0.
     for (auto& [name, d] : sdfg_.arrays)
-      if (d.transient && d.pool && is_gpu_storage(d.storage) && d.place == DataDesc::Place::Call) {
-        pool_op(name, "free");
-      }
+      if (pooled_per_call(d)) pool_op(name, "free");
   }
 
  private:

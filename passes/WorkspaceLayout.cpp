@@ -352,6 +352,7 @@ void lay_out_workspaces(SDFG& sdfg, const CompileOptions& options) {
     sdfg.arena = lay_out_slots(
         sdfg, StorageType::GPU_Global, arena, uses, [](const DataDesc&) { return true; },
         [](DataDesc& d, Expr offset) { d.arena_offset = std::move(offset); });
+  sdfg.arena.stream_ordered = !arena.empty();
   sdfg.workspaces = std::move(out);
 }
 

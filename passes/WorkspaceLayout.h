@@ -31,8 +31,12 @@
 /// The call's arena (GPU targets): the GPU_Global transients allocated once per call (DaCe's
 /// default lifetimes, not pooled, placed per call by transient-lifetimes) get offsets in one
 /// allocation per call (DataDesc::arena_offset, SDFG::arena) with the same slots and sharing rules
-/// — all of them may share, since none holds data across calls. One gpuMalloc/gpuFree pair per
-/// call instead of one per transient, and the arena is the peak footprint. What is allocated
+/// — all of them may share, since none holds data across calls. One allocation per call instead
+/// of one per transient, and the arena is the peak footprint. The arena comes from the
+/// stream-ordered pool (Workspace::stream_ordered): MallocAsync on stream 0 at the call's start,
+/// FreeAsync on stream 0 at its end, the pool keeping the memory reserved between calls, so a call
+/// neither waits for the device nor pays a device malloc (each state's fork orders the other
+/// streams after the allocation, its join before the free; the verifier replays both). What is allocated
 /// around one state, inside a map scope, pooled, or in a nested SDFG keeps its own allocation.
 /// Runs after synchronization (it reads the stream of every operation).
 #pragma once

@@ -9,11 +9,12 @@
 #              streams, the seed reproducer (pageable and pinned), the workspace checks (8 shards at once)
 #   streams    the caller's-stream tests (tests/gpu), plainly and with a 200 us spin before each launch,
 #              and the halo-exchange sample
-#   delayed    race exposure: every program with several streams, and the seed, with the spin delays
+#   delayed    race exposure: every program with several streams, the seed, and the BLAS library nodes
+#              (pure and cuBLAS calls, several streams), with the spin delays
 #   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck
 #   python     the Python package's tests (CuPy, PyTorch) and its call-overhead benchmark
 #   mpi        the MPI halo-exchange sample with 2 ranks on the GPU (and on the CPU)
-#   bench      the GPU benchmark (alone on the GPU)
+#   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
 # logs. Logs go to gpu-logs/ and, when $OUT is set, come back as $OUT/gpu-logs.tar.gz plus
@@ -98,7 +99,7 @@ phase_streams() {
 }
 
 phase_delayed() {
-  sharded gpu_delayed '*SeveralStreams*:GpuSeed*' 8 200 SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200
+  sharded gpu_delayed '*SeveralStreams*:GpuSeed*:GpuKernels.LinearAlgebra*' 8 200 SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200
 }
 
 # sdfc run of one corpus GPU program, then the same under memcheck.
