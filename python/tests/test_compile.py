@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import sdfc
-from _corpus import REPOSITORY
+from _corpus import REPOSITORY, arrays_of, call_arguments, case_json, mismatches
 
 AXPY = REPOSITORY / "samples" / "axpy.sdfg"
 
@@ -60,6 +60,8 @@ def test_arguments_compile_checks(compiler, tmp_path):
         sdfc.compile(AXPY, target="tpu", compiler=compiler)
     with pytest.raises(sdfc.Error, match="unknown transient mode 'heap'"):
         sdfc.compile(AXPY, transients="heap", compiler=compiler)
+    with pytest.raises(sdfc.Error, match="unknown BLAS mode 'mkl'"):
+        sdfc.compile(AXPY, blas="mkl", compiler=compiler)
     with pytest.raises(sdfc.Error, match="gpu_streams must be an integer of 0 or more"):
         sdfc.compile(AXPY, gpu_streams=-1, compiler=compiler)
     with pytest.raises(sdfc.Error, match="pass an SDFG file path, its JSON text, or an object with to_json"):
@@ -79,6 +81,7 @@ def test_options_reach_sdfc(tmp_path):
             transients="pool",
             gpu_streams=2,
             gpu_arch="sm_90",
+            blas="vendor",
             use_cache=False,
             dace_layout=tmp_path / "layout",
             output=tmp_path / "axpy.so",
@@ -86,9 +89,20 @@ def test_options_reach_sdfc(tmp_path):
     arguments = (tmp_path / "arguments").read_text().split()
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
-        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 "
+        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor "
         f"--dace-layout {tmp_path / 'layout'} --no-cache"
     )
+
+
+def test_vendor_blas_reproduces_dace(compiler, corpus):
+    """blas="vendor": the MatMul nodes of fe_rowdot_views_s (row products through row views, a
+    column product through a strided column view) as CBLAS calls reproduce DaCe's outputs."""
+    file = "fe_rowdot_views_s/program_libnodes.sdfg"
+    inputs, expected = case_json(file, "inputs.json"), case_json(file, "expected.json")
+    with sdfc.compile(corpus / file, compiler=compiler, blas="vendor") as program:
+        arrays = arrays_of(inputs)
+        program(**call_arguments(program, inputs, arrays, False))
+    assert not mismatches(expected, arrays)
 
 
 def test_the_external_mode_gives_a_workspace(compiler, corpus):
