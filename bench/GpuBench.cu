@@ -11,7 +11,10 @@
 //     at 512 x 512 x 80 float64, calls queued on a stream and timed with CUDA events, against
 //     cudaMemcpy D2D bandwidth;
 //  6. --blas pure against --blas vendor (cuBLAS): C = A @ B and y = A @ x on N x N float64 device
-//     data, calls queued on a stream and timed with CUDA events.
+//     data, calls queued on a stream and timed with CUDA events;
+//  7. graph mode (--gpu-graph): the chain of 10 (and 100) maps at N = 1,024, blocking and on a
+//     caller's stream, against a hand-built graph of as many empty kernels (replay + synchronize,
+//     and bare replays), with pointers swapped every call, and at N = 16,777,216 against stream mode.
 // Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
 // SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
@@ -71,7 +74,7 @@ __global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A
     }                                                                     \
   } while (0)
 
-/// Whether to run section k (1-6 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
+/// Whether to run section k (1-7 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
 bool run_section(int k) {
   const char* only = std::getenv("SDFC_GPU_BENCH_SECTIONS");
   if (!only || !*only) return true;
@@ -485,6 +488,102 @@ int main() {
       for (double* d : {A, B, C}) CHECK(cudaFree(d));
     }
     CHECK(cudaStreamDestroy(bs));
+  }
+  if (run_section(7)) {
+    // ---- 7. graph mode ----------------------------------------------------------------------------
+    cudaStream_t gs;
+    CHECK(cudaStreamCreateWithFlags(&gs, cudaStreamNonBlocking));
+    for (int k : {10, 100}) {
+      // A hand-built graph of k empty kernels: the floor of a replay.
+      cudaGraph_t g;
+      cudaGraphExec_t ge;
+      CHECK(cudaStreamBeginCapture(gs, cudaStreamCaptureModeThreadLocal));
+      for (int i = 0; i < k; ++i) empty_kernel<<<1, 1, 0, gs>>>();
+      CHECK(cudaStreamEndCapture(gs, &g));
+      CHECK(cudaGraphInstantiate(&ge, g, 0));
+      std::vector<double*> bufs(k + 2);
+      for (auto& p : bufs) CHECK(cudaMalloc(&p, 16777216 * 8));
+      sdfc::Options plain = cuda, graph = cuda;
+      graph.gpu_graph = true;
+      sdfc::Program ps = sdfc::Program::compile_string(chain(k), plain);
+      sdfc::Program pg = sdfc::Program::compile_string(chain(k), graph);
+      auto bind = [&](sdfc::Program& p, std::size_t n, bool swapped) {
+        p.set_array("t0", bufs[swapped ? 1 : 0], n);
+        p.set_array("t" + std::to_string(k), bufs[swapped ? 0 : 1], n);
+        p.set_value("N", static_cast<std::int64_t>(n));
+      };
+      bind(ps, 1024, false);
+      bind(pg, 1024, false);
+      ps.call();
+      pg.call();
+      // interleaved rounds; median batch (microseconds per call)
+      std::vector<double> t_replay_sync, t_replay, t_plain, t_graph, t_graph_stream, t_swap;
+      for (int round = 0; round < rounds; ++round) {
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) {
+          CHECK(cudaGraphLaunch(ge, gs));
+          CHECK(cudaStreamSynchronize(gs));
+        }
+        t_replay_sync.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) CHECK(cudaGraphLaunch(ge, gs));
+        CHECK(cudaStreamSynchronize(gs));
+        t_replay.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) ps.call();
+        t_plain.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pg.call();
+        t_graph.push_back(seconds_since(t0) / batch * 1e6);
+        pg.set_external_stream(gs);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pg.call();
+        CHECK(cudaStreamSynchronize(gs));
+        t_graph_stream.push_back(seconds_since(t0) / batch * 1e6);
+        pg.set_external_stream(nullptr);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch / 10; ++r) {
+          bind(pg, 1024, r % 2 == 1);
+          pg.call();
+        }
+        t_swap.push_back(seconds_since(t0) / (batch / 10) * 1e6);
+        bind(pg, 1024, false);
+      }
+      double floor_sync = median(t_replay_sync), floor_bare = median(t_replay);
+      std::printf(
+          "| %d-map chain, N = 1,024 | hand-built graph of %d empty kernels: replay + sync %.1f us, bare replay "
+          "%.1f us |\n",
+          k, k, floor_sync, floor_bare);
+      std::printf("|   stream mode (no graph), blocking | %.1f us | %.2f x replay + sync |\n", median(t_plain),
+                  median(t_plain) / floor_sync);
+      std::printf("|   --gpu-graph, blocking | %.1f us | %.2f x replay + sync | %.2f x faster than stream mode |\n",
+                  median(t_graph), median(t_graph) / floor_sync, median(t_plain) / median(t_graph));
+      std::printf("|   --gpu-graph, caller's stream | %.1f us | %.2f x bare replay |\n", median(t_graph_stream),
+                  median(t_graph_stream) / floor_bare);
+      std::printf("|   --gpu-graph, pointers swapped every call | %.1f us | %.2f x unchanged pointers |\n",
+                  median(t_swap), median(t_swap) / median(t_graph));
+      if (k == 10) {
+        bind(ps, 16777216, false);
+        bind(pg, 16777216, false);
+        ps.call();
+        pg.call();
+        std::vector<double> big_plain, big_graph;
+        for (int round = 0; round < 5; ++round) {
+          t0 = std::chrono::steady_clock::now();
+          for (int r = 0; r < 10; ++r) ps.call();
+          big_plain.push_back(seconds_since(t0) / 10 * 1e3);
+          t0 = std::chrono::steady_clock::now();
+          for (int r = 0; r < 10; ++r) pg.call();
+          big_graph.push_back(seconds_since(t0) / 10 * 1e3);
+        }
+        std::printf("|   N = 16,777,216: stream mode %.3f ms, --gpu-graph %.3f ms | %.3f x |\n", median(big_plain),
+                    median(big_graph), median(big_graph) / median(big_plain));
+      }
+      CHECK(cudaGraphExecDestroy(ge));
+      CHECK(cudaGraphDestroy(g));
+      for (auto* p : bufs) CHECK(cudaFree(p));
+    }
+    CHECK(cudaStreamDestroy(gs));
   }
   return 0;
 }

@@ -1783,7 +1783,10 @@ GeneratedProgram Generator::run() {
   // __program_<name>: checks, then the body.
   w.open(fmt::format("SDFC_EXPORT void __program_{}({}* __state{})", name_, st, param_list));
   w.line(fmt::format("if (!__sdfc_live(__state, \"__program_{}\")) return;", name_));
-  if (gpu_) {
+  if (gpu_ && root_.gpu_graph) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line("if (!__guard.ok()) return;");
+  } else if (gpu_) {
     w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
     w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}",
                        root_.sync_streams.empty()
@@ -1819,21 +1822,48 @@ GeneratedProgram Generator::run() {
     w.line("return;");
     w.close();
   }
+  if (root_.gpu_graph) {
+    // The key: every argument's bytes and the External workspaces' pointers (sdfc/gpu.h, graphs).
+    std::vector<std::string> key;
+    for (auto& a : call_args) key.push_back(fmt::format("{{(const void*)&{0}, sizeof({0})}}", a));
+    for (auto& [s, v] : by_storage)
+      for (auto& [n, d] : v)
+        key.push_back(fmt::format("{{(const void*)&__state->__0_{0}, sizeof(__state->__0_{0})}}", ident(n)));
+    if (key.empty()) key.push_back("{nullptr, 0}");
+    w.line(fmt::format("// gpu-graph pass: the call's GPU work replays as one graph while these bytes stay the same"));
+    w.line(fmt::format("const sdfc::gpu::GraphArg __graph_args[] = {{{}}};", fmt::join(key, ", ")));
+    w.line("constexpr std::size_t __graph_count = sizeof(__graph_args) / sizeof(__graph_args[0]);");
+    w.line(fmt::format("if (sdfc::gpu::graph_replay({}, __graph_args, __graph_count)) return;", kCtx));
+    w.line(fmt::format("// otherwise the host code runs once with the streams capturing (nothing executes), then the"));
+    w.line("// graph is updated or instantiated and launched as the call's work");
+    w.line(fmt::format("if (!sdfc::gpu::graph_begin({})) return;", kCtx));
+    w.line(
+        fmt::format("bool __failed = !sdfc::gpu::enter_call({}, {{{}}});", kCtx, fmt::join(root_.sync_streams, ", ")));
+    w.open("if (!__failed)");
+  }
   w.open("try");
   w.line(fmt::format("__program_{}_internal(__state{});", name_,
                      call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
   w.close();
+  std::string failed = root_.gpu_graph ? "__failed = true; " : "";
   w.open("catch (const sdfc::rt::SizeError& e)");
-  w.line(fmt::format("sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", name_));
+  w.line(fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", failed, name_));
   w.close();
   w.open("catch (const std::bad_alloc&)");
-  w.line(fmt::format(
-      "sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");", name_));
+  w.line(
+      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");",
+                  failed, name_));
   w.close();
   w.open("catch (...)");
-  w.line(fmt::format(
-      "sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");", name_));
+  w.line(
+      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");",
+                  failed, name_));
   w.close();
+  if (root_.gpu_graph) {
+    w.close();
+    w.line(fmt::format("sdfc::gpu::graph_end({}, __graph_args, __graph_count, __failed || __state->__sdfc_error.set);",
+                       kCtx));
+  }
   w.close();
   w.line("");
 
@@ -1850,9 +1880,11 @@ GeneratedProgram Generator::run() {
   // frees what was made and returns null with the reason.
   w.open("try");
   if (gpu_) {
-    w.open(fmt::format("if (!sdfc::gpu::init({}, {}, {}))", kCtx, options_.gpu_streams, root_.num_events));
+    w.open(fmt::format("if (!sdfc::gpu::init({0}, {1}, {2}){3})", kCtx, options_.gpu_streams, root_.num_events,
+                       root_.gpu_graph ? fmt::format(" || !sdfc::gpu::enable_graphs({})", kCtx) : ""));
     w.line(
         fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
+    if (root_.gpu_graph) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
     w.line("__sdfc_handles.remove(__state);");
     w.line("delete __state;");
     w.line("return nullptr;");

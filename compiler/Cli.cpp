@@ -86,6 +86,10 @@ compile options (also for run):
   --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
   --gpu-streams N         0: all GPU work on one stream (default); N >= 1: up to N internal
                           streams ordered by events; ignored on the cpu
+  --gpu-graph             record each call's GPU work once as a CUDA/HIP graph and replay it while
+                          the arguments (pointers, scalars, symbols) stay the same; a change
+                          re-records (updating the graph in place where it can); programs with
+                          host work between GPU operations are refused; ignored on the cpu
   --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
                           (default) expands them into maps; vendor calls CBLAS on host data
                           (links Debian's libblas) and cuBLAS on GPU data, on the node's stream
@@ -138,8 +142,8 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
                           SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
-  --target, --transients, --gpu-streams, --gpu-arch, --blas   as for sdfc compile (they decide the
-                          passes)
+  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph   as for sdfc compile
+                          (they decide the passes)
 )";
 
 /// dot's help with the pipeline's passes, listed from the pipeline itself.
@@ -246,6 +250,8 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
     if (v.empty() || *end || n > 1024) throw UsageError(fmt::format("--gpu-streams needs a whole number, not '{}'", v));
     if (n < 0) throw UsageError(fmt::format("--gpu-streams must be 0 or more, not {}", n));
     o.gpu_streams = static_cast<int>(n);
+  } else if (args[i] == "--gpu-graph") {
+    o.gpu_graph = true;
   } else if (args[i] == "--no-cache") {
     o.use_cache = false;
   } else {
@@ -265,6 +271,7 @@ CompileOptions to_compile(const Options& o) {
                                                 : TransientMode::AsDeclared;
   c.gpu_streams = o.gpu_streams;
   c.blas = o.blas == "vendor" ? BlasMode::Vendor : BlasMode::Pure;
+  c.gpu_graph = o.gpu_graph;
   return c;
 }
 

@@ -67,6 +67,9 @@ class Dumper {
                "exit: {}the caller's stream records the cross-call event; without an external stream the host waits "
                "for it",
                s.sync_streams.empty() ? "" : "the caller's stream waits for" + ints("streams", s.sync_streams) + "; "));
+    if (s.gpu_graph)
+      line(ind + 1,
+           "graph: the call's GPU work is captured once and replayed while the arguments stay the same (gpu-graph)");
     for (auto& ws : s.workspaces)
       line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}",
                                 to_string(ws.storage), ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment,

@@ -23,6 +23,9 @@ struct CompileOptions {
   TransientMode transients = TransientMode::AsDeclared;
   int gpu_streams = 0;
   BlasMode blas = BlasMode::Pure;
+  /// GPU targets: record the call's GPU work once as a graph and replay it (the gpu-graph pass
+  /// checks that the program allows it).
+  bool gpu_graph = false;
   /// The generated library prints each refused call's message on stderr once (set by
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;

@@ -275,6 +275,9 @@ struct SDFG {
   /// — the host waits for it. `sync_streams`: the internal streams the program uses (empty with
   /// --gpu-streams 0, where all work runs on the caller's stream itself).
   bool external_sync = false;
+  /// gpu-graph (root, --gpu-graph): the call's GPU work is captured once as a graph and replayed
+  /// while the arguments stay the same (the pass checked that the host code only queues GPU work).
+  bool gpu_graph = false;
   std::vector<int> sync_streams;
 
   SDFG() { root.type_name = "SDFG"; }

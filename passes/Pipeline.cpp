@@ -8,6 +8,7 @@
 #include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
 #include "passes/FoldViews.h"
+#include "passes/GpuGraph.h"
 #include "passes/Legalize.h"
 #include "passes/Normalize.h"
 #include "passes/PoolLegality.h"
@@ -51,6 +52,9 @@ const std::vector<Pass>& passes() {
       {"workspace-layout", lay_out_workspaces},
       // last: the entry and exit order the streams every earlier pass decided.
       {"external-sync", inject_external_sync},
+      // after everything that decides host waits, streams and copies: it checks that the call's
+      // host code only queues GPU work, so that replaying the captured work is the call.
+      {"gpu-graph", decide_gpu_graph},
   };
   return list;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU check, for the lent GPU machine (device tool):
 #
-#   scripts/gpu-check.sh [PHASE...]      PHASE: build tests streams delayed sanitizer python mpi bench
+#   scripts/gpu-check.sh [PHASE...]      PHASE: build tests streams graph delayed sanitizer python mpi bench
 #                                        (default: all)
 #
 #   build      configure and build sdfc without the Clang-based parts, with the GPU tests and benchmark
@@ -9,6 +9,8 @@
 #              streams, the seed reproducer (pageable and pinned), the workspace checks (8 shards at once)
 #   streams    the caller's-stream tests (tests/gpu), plainly and with a 200 us spin before each launch,
 #              and the halo-exchange sample
+#   graph      graph mode (--gpu-graph): replay, update, re-capture in every mode and stream setting,
+#              plainly and with a 200 us spin before each launch
 #   delayed    race exposure: every program with several streams, the seed, and the BLAS library nodes
 #              (pure and cuBLAS calls, several streams), with the spin delays
 #   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck
@@ -98,6 +100,13 @@ phase_streams() {
   say "halo sample: rc=$?"; tail -5 "$logs/halo.log" | tee -a "$summary"
 }
 
+phase_graph() {
+  timeout 200 "$bin/tests/sdfc_gpu_graph_tests" > "$logs/graph_tests.log" 2>&1
+  say "graph tests: rc=$?"; results "$logs/graph_tests.log"
+  SDFC_GPU_DELAY_US=200 timeout 200 "$bin/tests/sdfc_gpu_graph_tests" > "$logs/graph_tests_delayed.log" 2>&1
+  say "graph tests, 200 us delays: rc=$?"; results "$logs/graph_tests_delayed.log"
+}
+
 phase_delayed() {
   sharded gpu_delayed '*SeveralStreams*:GpuSeed*:GpuKernels.LinearAlgebra*' 8 200 SDFC_GPU_MODES=1 SDFC_GPU_DELAY_US=200
 }
@@ -144,7 +153,7 @@ phase_mpi() {
 }
 
 phases=("$@")
-[[ ${#phases[@]} -eq 0 ]] && phases=(build tests streams delayed sanitizer python mpi bench)
+[[ ${#phases[@]} -eq 0 ]] && phases=(build tests streams graph delayed sanitizer python mpi bench)
 for p in "${phases[@]}"; do
   start=$SECONDS
   say "== $p"

@@ -89,6 +89,7 @@ def compile(
     gpu_streams=None,
     gpu_arch=None,
     blas=None,
+    gpu_graph=False,
     use_cache=True,
     dace_layout=None,
     compiler=None,
@@ -101,7 +102,8 @@ def compile(
     "hip"; ``transients`` "scoped", "persistent", "pool" or "external" (``None``: the lifetimes
     the SDFG declares); ``gpu_streams`` the number of internal GPU streams; ``gpu_arch`` the GPU
     architecture (``sm_90``, ``gfx90a``); ``blas`` "pure" or "vendor" (BLAS nodes as loops, or
-    as CBLAS / cuBLAS calls); ``use_cache=False`` bypasses sdfc's build cache;
+    as CBLAS / cuBLAS calls); ``gpu_graph=True`` replays each call's GPU work as a CUDA/HIP graph;
+    ``use_cache=False`` bypasses sdfc's build cache;
     ``dace_layout`` a folder passed as ``--dace-layout``; ``compiler`` the sdfc executable (see
     :func:`find_compiler`).
 
@@ -133,6 +135,8 @@ def compile(
         options += ["--gpu-arch", str(gpu_arch)]
     if blas is not None:
         options += ["--blas", blas]
+    if gpu_graph:
+        options.append("--gpu-graph")
     if dace_layout is not None:
         options += ["--dace-layout", os.fspath(dace_layout)]
     if not use_cache:

@@ -82,6 +82,7 @@ def test_options_reach_sdfc(tmp_path):
             gpu_streams=2,
             gpu_arch="sm_90",
             blas="vendor",
+            gpu_graph=True,
             use_cache=False,
             dace_layout=tmp_path / "layout",
             output=tmp_path / "axpy.so",
@@ -89,7 +90,7 @@ def test_options_reach_sdfc(tmp_path):
     arguments = (tmp_path / "arguments").read_text().split()
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
-        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor "
+        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor --gpu-graph "
         f"--dace-layout {tmp_path / 'layout'} --no-cache"
     )
 

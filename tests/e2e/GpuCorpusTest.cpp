@@ -502,11 +502,14 @@ std::vector<std::string> gpu_codegen_inputs() {
   return out;
 }
 
-/// Compiles and links (nothing runs) one FileCheck input for `target`.
-void compile_only(const std::string& name, Target target) {
+/// Compiles and links (nothing runs) one FileCheck input for `target` (with `graph`: --gpu-graph
+/// and 2 streams).
+void compile_only(const std::string& name, Target target, bool graph = false) {
   std::string file = std::string(SDFC_TEST_DATA) + "/../codegen/cuda/" + name + ".sdfg";
   CompileOptions o;
   o.target = target;
+  o.gpu_graph = graph;
+  o.gpu_streams = graph ? 2 : 0;
   auto sdfg = load_sdfg_file(file);
   auto program = generate_program(*sdfg, o, file);
   auto built = build_program(program, o, true);
@@ -527,6 +530,16 @@ TEST_P(GpuCodegenInputs, CompilesForCuda) {
 TEST_P(GpuCodegenInputs, CompilesForHip) {
   if (!have("hipcc", "SDFC_HIPCC")) GTEST_SKIP() << "hipcc not found: HIP compile check skipped";
   compile_only(GetParam(), Target::HIP);
+}
+
+/// Graph mode's generated code (capture, key, replay; the runtime's graph calls) compiles and links
+/// for both targets, on inputs with kernels, thread blocks, scope copies and write-conflict sums.
+TEST(GpuGraphCodegen, CompilesForCudaAndHip) {
+  for (const char* name : {"kernel_3d", "gpu_wcr", "scope_copy_nested", "thread_blocks"}) {
+    SCOPED_TRACE(name);
+    if (have("nvcc", "SDFC_NVCC")) compile_only(name, Target::CUDA, true);
+    if (have("hipcc", "SDFC_HIPCC")) compile_only(name, Target::HIP, true);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(FileCheckInputs, GpuCodegenInputs, ::testing::ValuesIn(gpu_codegen_inputs()),

@@ -47,6 +47,7 @@ struct Options {
   int gpu_streams = 0;         ///< >= 0; ignored on the CPU
   bool use_cache = true;       ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
   std::string blas;            ///< "" or "pure": BLAS nodes as loops; "vendor": CBLAS / cuBLAS calls
+  bool gpu_graph = false;      ///< GPU targets: replay the call's GPU work as a CUDA/HIP graph
 };
 
 /// One argument of a program, in DaCe's order.

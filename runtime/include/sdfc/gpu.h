@@ -74,6 +74,14 @@ struct Context {
   long long delay_us = 0;            ///< SDFC_GPU_DELAY_US at init (0 = off)
   long long delay_ticks_per_us = 0;  ///< device clock ticks per microsecond (when delay_us > 0)
 
+  // Graph mode (--gpu-graph): the call's GPU work is captured once from `graph_stream` and replayed.
+  bool graph_mode = false;               ///< enable_graphs() ran
+  Stream graph_stream = nullptr;         ///< the capture's origin stream (internal, non-blocking)
+  bool capturing = false;                ///< between graph_begin and graph_end: work goes into the capture
+  GraphExec graph_exec = nullptr;        ///< the instantiated graph of the last capture
+  std::vector<unsigned char> graph_key;  ///< the argument bytes graph_exec was captured with
+  long long graph_captures = 0, graph_updates = 0, graph_instantiations = 0, graph_replays = 0;
+
   rt::ErrorSlot error;         ///< the first error (message), for the __sdfc_ last-error hook
   Error last_code = kSuccess;  ///< the raw code, for __dace_gpu_last_error
 
@@ -216,6 +224,7 @@ inline const char* check_workspace_memory(const Context& ctx, const char* storag
 /// The stream the program's entry/exit ordering is anchored on: the external stream if set,
 /// otherwise the legacy default stream.
 inline Stream anchor_stream(const Context& ctx) {
+  if (ctx.capturing) return ctx.graph_stream;  // graph mode: the capture's origin stands in for it
   if (ctx.external_set) return ctx.external;
   // Single-stream mode with stream 0 replaced through the DaCe API: the work runs there, so the
   // return waits for that stream (as DaCe's end-of-state synchronization does).
@@ -225,6 +234,8 @@ inline Stream anchor_stream(const Context& ctx) {
 
 /// The stream that work with logical stream id `i` runs on.
 inline Stream stream(Context& ctx, int i) {
+  if (ctx.capturing && ctx.num_streams == 0) return ctx.graph_stream;
+  if (ctx.capturing && i >= 0 && i < ctx.num_streams) return ctx.internal_streams[i];  // never a replaced one
   if (ctx.num_streams == 0) {
     // Single-stream mode: the external stream wins; a handle set through the DaCe API
     // (dace_gpu_set_stream(ctx, 0, s)) is used otherwise.
@@ -326,6 +337,13 @@ inline void destroy(Context& ctx) {
   if (ctx.cross_call && ctx.cross_call_recorded) SDFC_GPU_CHECK(ctx, gpuEventSynchronize(ctx.cross_call));
   for (Stream s : ctx.internal_streams)
     if (s) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(s));
+  if (ctx.graph_exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(ctx.graph_exec));
+  if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(ctx.graph_stream));
+  if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(ctx.graph_stream));
+  ctx.graph_exec = nullptr;
+  ctx.graph_stream = nullptr;
+  ctx.graph_mode = false;
+  ctx.graph_key.clear();
   for (Event e : ctx.events)
     if (e) SDFC_GPU_CHECK(ctx, gpuEventDestroy(e));
   if (ctx.cross_call) SDFC_GPU_CHECK(ctx, gpuEventDestroy(ctx.cross_call));
@@ -399,6 +417,7 @@ inline void clear_external_stream(Context& ctx) {
 /// If the anchor differs from the stream the previous call ended on, the anchor waits on that
 /// call's cross_call event.
 inline bool order_after_previous_call(Context& ctx) {
+  if (ctx.capturing) return true;  // graph mode: done where the graph is launched
   Stream anchor = anchor_stream(ctx);
   bool ok = true;
   if (ctx.cross_call_recorded && ctx.cross_call_stream != anchor)
@@ -452,6 +471,7 @@ inline bool enter_call(Context& ctx) {
 /// so the results are visible to the host on return.
 inline bool exit_call(Context& ctx) {
   bool ok = join_internal_streams(ctx);
+  if (ctx.capturing) return ok;  // graph mode: the rest happens where the graph is launched
   ok = record_call_end(ctx) && ok;
   if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
   return ok;
@@ -502,6 +522,7 @@ inline bool enter_call(Context& ctx, std::initializer_list<int> ids) {
 /// and — without an external stream — wait for the anchor (results visible to the host).
 inline bool exit_call(Context& ctx, std::initializer_list<int> ids) {
   bool ok = join_streams(ctx, ids);
+  if (ctx.capturing) return ok;  // graph mode: the rest happens where the graph is launched
   ok = record_call_end(ctx) && ok;
   if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
   return ok;
@@ -527,6 +548,114 @@ inline bool enable_pool(Context& ctx, std::uint64_t release_threshold) {
     return false;
   ctx.pool_enabled = true;
   return true;
+}
+
+// ------------------------------------------------------------------------------------ graphs
+// Graph mode (--gpu-graph; the gpu-graph pass decided the program has no host work between its GPU
+// operations). A call whose argument bytes (pointers, scalars, symbols, external workspaces) equal
+// the last capture's replays that graph: it is launched on the anchor stream, ordered after the
+// previous call and before the return exactly as a plain call's work is. Otherwise the call runs
+// its host code once with every stream in capture mode (nothing executes): graph_stream is the
+// origin, the internal streams join through the usual fork events; the captured graph then
+// replaces the cached one, updated in place when the runtime can (same topology: new pointers or
+// sizes of the same kernels), re-instantiated otherwise. One graph per instance: alternating
+// between two argument sets re-captures every call (and updates in place).
+
+/// One argument's bytes, as the generated code lists them for the key.
+struct GraphArg {
+  const void* p;
+  std::size_t bytes;
+};
+
+/// Creates the capture's origin stream (once); init calls it for graph-mode programs.
+inline bool enable_graphs(Context& ctx) {
+  if (ctx.graph_mode) return true;
+  if (!SDFC_GPU_CHECK(ctx, gpuStreamCreateWithFlags(&ctx.graph_stream))) return false;
+  ctx.graph_mode = true;
+  return true;
+}
+
+inline bool graph_key_matches(const Context& ctx, const GraphArg* args, std::size_t n) {
+  if (!ctx.graph_exec) return false;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (at + args[i].bytes > ctx.graph_key.size() ||
+        std::memcmp(ctx.graph_key.data() + at, args[i].p, args[i].bytes) != 0)
+      return false;
+    at += args[i].bytes;
+  }
+  return at == ctx.graph_key.size();
+}
+
+/// Launches the cached graph as the call's work: after the previous call, on the anchor; then the
+/// call's end (cross-call event; without an external stream, the host waits).
+inline bool graph_launch(Context& ctx) {
+  bool ok = order_after_previous_call(ctx);
+  Stream anchor = anchor_stream(ctx);
+  ok = SDFC_GPU_CHECK(ctx, gpuGraphLaunch(ctx.graph_exec, anchor)) && ok;
+  ok = record_call_end(ctx) && ok;
+  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor)) && ok;
+  return ok;
+}
+
+/// The call's start in graph mode: true when the cached graph was replayed (the call is done);
+/// false when the caller must run the program's host code, which then captures (graph_end ends it).
+inline bool graph_replay(Context& ctx, const GraphArg* args, std::size_t n) {
+  if (!graph_key_matches(ctx, args, n)) return false;
+  drain_pending_error();
+  ++ctx.graph_replays;
+  graph_launch(ctx);
+  return true;
+}
+
+/// Starts capturing the call's work on graph_stream. False (error recorded) when it cannot.
+inline bool graph_begin(Context& ctx) {
+  drain_pending_error();
+  if (!SDFC_GPU_CHECK(ctx, gpuStreamBeginCapture(ctx.graph_stream))) return false;
+  ctx.capturing = true;
+  return true;
+}
+
+/// Ends the capture: every internal stream still in the capture joins graph_stream, the graph
+/// becomes the cached one (updated in place, or instantiated) with the call's key, and is launched
+/// as the call's work. `failed`: the host code stopped with an error; then nothing is launched and
+/// the cached graph is dropped.
+inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
+  bool ok = true;
+  for (Stream s : ctx.internal_streams) {
+    bool in_capture = false;
+    if (s && gpuStreamIsCapturing(s, &in_capture) == kSuccess && in_capture)
+      ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) &&
+           SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(ctx.graph_stream, ctx.sync_event)) && ok;
+  }
+  Graph graph = nullptr;
+  ok = SDFC_GPU_CHECK(ctx, gpuStreamEndCapture(ctx.graph_stream, &graph)) && ok;
+  ctx.capturing = false;
+  ++ctx.graph_captures;
+  ctx.graph_key.clear();
+  if (!ok || failed || ctx.error.set) {
+    if (graph) (void)gpuGraphDestroy(graph);
+    if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);
+    ctx.graph_exec = nullptr;
+    (void)gpuGetLastError();
+    return false;
+  }
+  if (ctx.graph_exec && gpuGraphExecUpdate(ctx.graph_exec, graph) == kSuccess) {
+    ++ctx.graph_updates;
+  } else {
+    (void)gpuGetLastError();  // a refused update is not an error: instantiate instead
+    if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);
+    ctx.graph_exec = nullptr;
+    ok = SDFC_GPU_CHECK(ctx, gpuGraphInstantiate(&ctx.graph_exec, graph));
+    ++ctx.graph_instantiations;
+  }
+  (void)gpuGraphDestroy(graph);
+  if (!ok) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* b = static_cast<const unsigned char*>(args[i].p);
+    ctx.graph_key.insert(ctx.graph_key.end(), b, b + args[i].bytes);
+  }
+  return graph_launch(ctx);
 }
 
 // ------------------------------------------------------------------------------ DaCe compatibility

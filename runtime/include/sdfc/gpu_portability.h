@@ -8,7 +8,7 @@
 // GPU and reports "no device" through the first call that needs one.
 //
 // Names (namespace sdfc::gpu):
-//   types      Stream, Event, Error, MemPool, PointerAttributes, MemcpyKind
+//   types      Stream, Event, Error, MemPool, Graph, GraphExec, PointerAttributes, MemcpyKind
 //   constants  kSuccess, kNotReady, kBackendName, kMemcpyHostToHost, kMemcpyHostToDevice,
 //              kMemcpyDeviceToHost, kMemcpyDeviceToDevice, kMemcpyDefault
 //   wrappers   one inline function per runtime call, named gpu<Call> (gpuMalloc, gpuMemcpyAsync, ...);
@@ -58,6 +58,8 @@ using Stream = hipStream_t;
 using Event = hipEvent_t;
 using Error = hipError_t;
 using MemPool = hipMemPool_t;
+using Graph = hipGraph_t;
+using GraphExec = hipGraphExec_t;
 using PointerAttributes = hipPointerAttribute_t;
 using MemcpyKind = hipMemcpyKind;
 constexpr const char* kBackendName = "hip";
@@ -189,6 +191,32 @@ inline Error gpuMemPoolGetReleaseThreshold(MemPool pool, std::uint64_t* bytes) {
 inline Error gpuMemPoolSetReleaseThreshold(MemPool pool, std::uint64_t bytes) {
   return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &bytes);
 }
+// Graphs (--gpu-graph): stream capture, instantiation, update in place, launch.
+inline Error gpuStreamBeginCapture(Stream s) {
+  return hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed);
+}
+inline Error gpuStreamEndCapture(Stream s, Graph* g) {
+  return hipStreamEndCapture(s, g);
+}
+inline Error gpuGraphInstantiate(GraphExec* e, Graph g) {
+  return hipGraphInstantiate(e, g, nullptr, nullptr, 0);
+}
+/// Updates `e` in place to `g`'s parameters; fails when the topology (or anything else the
+/// runtime cannot update) differs.
+inline Error gpuGraphExecUpdate(GraphExec e, Graph g) {
+  hipGraphNode_t node = nullptr;
+  hipGraphExecUpdateResult result = hipGraphExecUpdateSuccess;
+  return hipGraphExecUpdate(e, g, &node, &result);
+}
+inline Error gpuGraphLaunch(GraphExec e, Stream s) {
+  return hipGraphLaunch(e, s);
+}
+inline Error gpuGraphExecDestroy(GraphExec e) {
+  return hipGraphExecDestroy(e);
+}
+inline Error gpuGraphDestroy(Graph g) {
+  return hipGraphDestroy(g);
+}
 
 #else
 // ---------------------------------------------------------------------------------------------- CUDA
@@ -196,6 +224,8 @@ using Stream = cudaStream_t;
 using Event = cudaEvent_t;
 using Error = cudaError_t;
 using MemPool = cudaMemPool_t;
+using Graph = cudaGraph_t;
+using GraphExec = cudaGraphExec_t;
 using PointerAttributes = cudaPointerAttributes;
 using MemcpyKind = cudaMemcpyKind;
 constexpr const char* kBackendName = "cuda";
@@ -332,6 +362,31 @@ inline Error gpuMemPoolGetReleaseThreshold(MemPool pool, std::uint64_t* bytes) {
 }
 inline Error gpuMemPoolSetReleaseThreshold(MemPool pool, std::uint64_t bytes) {
   return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &bytes);
+}
+// Graphs (--gpu-graph): stream capture, instantiation, update in place, launch.
+inline Error gpuStreamBeginCapture(Stream s) {
+  return cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+}
+inline Error gpuStreamEndCapture(Stream s, Graph* g) {
+  return cudaStreamEndCapture(s, g);
+}
+inline Error gpuGraphInstantiate(GraphExec* e, Graph g) {
+  return cudaGraphInstantiate(e, g, 0);
+}
+/// Updates `e` in place to `g`'s parameters; fails when the topology (or anything else the
+/// runtime cannot update) differs.
+inline Error gpuGraphExecUpdate(GraphExec e, Graph g) {
+  cudaGraphExecUpdateResultInfo info{};
+  return cudaGraphExecUpdate(e, g, &info);
+}
+inline Error gpuGraphLaunch(GraphExec e, Stream s) {
+  return cudaGraphLaunch(e, s);
+}
+inline Error gpuGraphExecDestroy(GraphExec e) {
+  return cudaGraphExecDestroy(e);
+}
+inline Error gpuGraphDestroy(Graph g) {
+  return cudaGraphDestroy(g);
 }
 #endif
 

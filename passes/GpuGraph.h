@@ -1,0 +1,33 @@
+/// \file
+/// `gpu-graph` (--gpu-graph, GPU targets): decides whether a call's GPU work can be recorded once
+/// as a CUDA/HIP graph and replayed, and records it (SDFG::gpu_graph, root). The code generator
+/// then prints the call as: replay the cached graph when the argument bytes (every pointer,
+/// scalar and symbol, and the External workspaces' pointers) equal the last capture's; otherwise
+/// run the host code once with the streams in capture mode and replace the cached graph (updated
+/// in place where the runtime can, re-instantiated otherwise). sdfc/gpu.h says how.
+///
+/// A replay runs none of the program's host code, so the pass accepts only programs whose host
+/// code does nothing but queue GPU work, and whose queued work is a function of the arguments:
+///  - no host wait anywhere (before a node, an interstate edge, a loop or branch condition, or at
+///    the end of a nested SDFG): host work that needs GPU results would split the graph into
+///    segments, which sdfc does not do yet;
+///  - at the host level of every state (nested SDFGs outside kernels included) only access nodes,
+///    GPU kernels, GPU library calls, nested SDFGs and copies between GPU containers: no host
+///    tasklet or map, no copy that reads or writes host memory;
+///  - control flow (interstate conditions and assignments, loop conditions and statements, branch
+///    conditions) reads symbols only, never a data container, so that the trace captured for one
+///    set of arguments is the trace of every call with those arguments.
+/// Anything else is an error naming the first construct, its JSON pointer and the fix (compile
+/// without --gpu-graph). A program that passes has its GPU work unchanged: the same operations on
+/// the same streams with the same events, which become the graph's nodes and edges. Without
+/// --gpu-graph, or on the CPU, nothing happens. Runs last (it reads the host waits and streams).
+#pragma once
+
+#include "ir/Options.h"
+#include "ir/SDFG.h"
+
+namespace sdfc {
+
+void decide_gpu_graph(SDFG& sdfg, const CompileOptions& options);
+
+}  // namespace sdfc
