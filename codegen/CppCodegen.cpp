@@ -463,6 +463,34 @@ class Generator {
     if (use_arena) w.line(arena_free());
   }
 
+  /// The call of `__program_<name>_internal` with the exceptions it may end in recorded as the
+  /// call's error; `capture` (graph mode, capturing): also CaptureAbandoned, and __failed is set.
+  void emit_call_internal(const std::vector<std::string>& call_args, bool capture, CodeWriter& w) const {
+    w.open("try");
+    w.line(fmt::format("__program_{}_internal(__state{});", name_,
+                       call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
+    w.close();
+    if (capture) {
+      w.open("catch (const sdfc::gpu::CaptureAbandoned&)");
+      w.line("__abandoned = true;");
+      w.close();
+    }
+    std::string failed = capture ? "__failed = true; " : "";
+    w.open("catch (const sdfc::rt::SizeError& e)");
+    w.line(fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", failed, name_));
+    w.close();
+    w.open("catch (const std::bad_alloc&)");
+    w.line(fmt::format(
+        "{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");", failed,
+        name_));
+    w.close();
+    w.open("catch (...)");
+    w.line(fmt::format(
+        "{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");", failed,
+        name_));
+    w.close();
+  }
+
   std::string arena_free() const {
     return gpu_check(root_.arena.stream_ordered ? fmt::format("sdfc::gpu::gpuFreeAsync(__arena, {})", gpu_stream(0))
                                                 : std::string("sdfc::gpu::gpuFree(__arena)"));
@@ -682,6 +710,8 @@ class Generator {
           } else {
             w.open("else");
           }
+          if (body->graph_host_work)  // gpu-graph: host work a replay would skip
+            w.line(fmt::format("sdfc::gpu::abandon_capture_here({});  // gpu-graph: this branch does host work", kCtx));
           emit_region(c, *body, bp + "/1", w);
           w.close();
         }
@@ -1834,36 +1864,27 @@ GeneratedProgram Generator::run() {
     w.line(fmt::format("const sdfc::gpu::GraphArg __graph_args[] = {{{}}};", fmt::join(key, ", ")));
     w.line("constexpr std::size_t __graph_count = sizeof(__graph_args) / sizeof(__graph_args[0]);");
     w.line(fmt::format("if (sdfc::gpu::graph_replay({}, __graph_args, __graph_count)) return;", kCtx));
-    w.line(fmt::format("// otherwise the host code runs once with the streams capturing (nothing executes), then the"));
-    w.line("// graph is updated or instantiated and launched as the call's work");
+    w.open(fmt::format("if (!sdfc::gpu::graph_plain({}, __graph_args, __graph_count))", kCtx));
+    w.line("// the host code runs once with the streams capturing (nothing executes), then the graph is");
+    w.line("// updated or instantiated and launched as the call's work");
     w.line(fmt::format("if (!sdfc::gpu::graph_begin({})) return;", kCtx));
     w.line(
         fmt::format("bool __failed = !sdfc::gpu::enter_call({}, {{{}}});", kCtx, fmt::join(root_.sync_streams, ", ")));
+    w.line("bool __abandoned = false;");
     w.open("if (!__failed)");
-  }
-  w.open("try");
-  w.line(fmt::format("__program_{}_internal(__state{});", name_,
-                     call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
-  w.close();
-  std::string failed = root_.gpu_graph ? "__failed = true; " : "";
-  w.open("catch (const sdfc::rt::SizeError& e)");
-  w.line(fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", failed, name_));
-  w.close();
-  w.open("catch (const std::bad_alloc&)");
-  w.line(
-      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");",
-                  failed, name_));
-  w.close();
-  w.open("catch (...)");
-  w.line(
-      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");",
-                  failed, name_));
-  w.close();
-  if (root_.gpu_graph) {
+    emit_call_internal(call_args, true, w);
     w.close();
+    w.open("if (!__abandoned)");
     w.line(fmt::format("sdfc::gpu::graph_end({}, __graph_args, __graph_count, __failed || __state->__sdfc_error.set);",
                        kCtx));
+    w.line("return;");
+    w.close();
+    w.line(fmt::format("sdfc::gpu::graph_abandon({}, __graph_args, __graph_count);", kCtx));
+    w.close();
+    w.line("// these arguments lead to host work a replay would skip: the call runs without a graph");
+    w.line(fmt::format("if (!sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx, fmt::join(root_.sync_streams, ", ")));
   }
+  emit_call_internal(call_args, false, w);
   w.close();
   w.line("");
 

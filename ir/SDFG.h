@@ -225,6 +225,9 @@ struct Block {
   bool inverted = false;
   bool update_before_condition = true;
 
+  /// gpu-graph (a conditional branch's body): the body does host work a replay would skip; a call
+  /// that enters it while capturing abandons the capture and runs without a graph
+  bool graph_host_work = false;
   /// synchronization: streams the host waits for before evaluating this block's conditions (a
   /// conditional's branch conditions; a loop's condition, before every evaluation)
   std::vector<int> host_waits;

@@ -19,12 +19,30 @@ namespace {
 
 class Checker {
  public:
-  void sdfg(const SDFG& s, const std::string& ptr) {
+  void sdfg(SDFG& s, const std::string& ptr) {
     if (s.gpu_exit_sync && !ptr.empty()) refuse(ptr, "the nested SDFG waits for the GPU on the host at its end");
-    walk::for_each_block(s.root, ptr, [&](const Block& b, const std::string& bp) { block(s, b, bp); });
+    tree(s, s.root, ptr);
   }
 
  private:
+  /// `b` and the blocks inside it. A conditional's branch whose body does host work (and whose
+  /// conditions read symbols only, checked with the conditional) is marked instead of refused:
+  /// the call that enters it abandons its capture (GT4Py's metrics timers behind
+  /// `gt_metrics_level`).
+  void tree(SDFG& s, Block& b, const std::string& bp) {
+    block(s, b, bp);
+    for (std::size_t i = 0; i < b.blocks.size(); ++i) tree(s, *b.blocks[i], walk::block_pointer(bp, i));
+    for (std::size_t k = 0; k < b.branches.size(); ++k) {
+      Block& body = *b.branches[k].second;
+      body.graph_host_work = false;
+      try {
+        tree(s, body, walk::branch_pointer(bp, k));
+      } catch (const UserError&) {
+        body.graph_host_work = true;
+      }
+    }
+  }
+
   /// The data containers of `s` that `code` reads.
   static void symbols_only(const SDFG& s, const std::string& code, const std::string& ptr, const std::string& what) {
     for (auto& id : identifiers_in(code))
@@ -32,7 +50,7 @@ class Checker {
         refuse(ptr, fmt::format("{} reads data container \"{}\" on the host (\"{}\")", what, id, code));
   }
 
-  void block(const SDFG& s, const Block& b, const std::string& bp) {
+  void block(SDFG& s, Block& b, const std::string& bp) {
     if (!b.host_waits.empty()) refuse(bp, fmt::format("\"{}\" waits for the GPU on the host", b.label));
     if (b.kind == BlockKind::Loop) {
       symbols_only(s, b.loop_condition.code, bp + "/attributes/loop_condition", "the loop condition");
@@ -55,13 +73,13 @@ class Checker {
     if (b.kind == BlockKind::State) state(s, b, bp);
   }
 
-  void state(const SDFG& s, const Block& st, const std::string& sp) {
+  void state(SDFG& s, Block& st, const std::string& sp) {
     auto host = [&](const std::string& data) {
       const DataDesc* d = s.find_data(data);
       return d && !is_gpu_storage(d->storage);
     };
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
-      const Node& n = *st.nodes[i];
+      Node& n = *st.nodes[i];
       std::string np = walk::node_pointer(sp, i);
       if (n.scope_entry >= 0) continue;  // inside a kernel (device code) or a host map (refused below)
       if (!n.host_waits.empty()) refuse(np, fmt::format("node \"{}\" waits for the GPU on the host", n.label));

@@ -17,8 +17,13 @@
 ///  - control flow (interstate conditions and assignments, loop conditions and statements, branch
 ///    conditions) reads symbols only, never a data container, so that the trace captured for one
 ///    set of arguments is the trace of every call with those arguments.
-/// Anything else is an error naming the first construct, its JSON pointer and the fix (compile
-/// without --gpu-graph). A program that passes has its GPU work unchanged: the same operations on
+/// Except inside a conditional branch whose conditions read symbols only: a branch body that breaks
+/// these rules is marked (Block::graph_host_work) instead, and a capturing call that enters it
+/// abandons its capture, remembers its arguments and runs without a graph (the code generator
+/// prints the check at the branch's start). GT4Py's metrics timers, host tasklets behind the
+/// symbol gt_metrics_level, are such branches: with metrics off calls replay, with metrics on
+/// they run as without --gpu-graph. Anything else is an error naming the first construct, its
+/// JSON pointer and the fix (compile without --gpu-graph). A program that passes has its GPU work unchanged: the same operations on
 /// the same streams with the same events, which become the graph's nodes and edges. Without
 /// --gpu-graph, or on the CPU, nothing happens. Runs last (it reads the host waits and streams).
 #pragma once

@@ -101,7 +101,7 @@ phase_streams() {
 }
 
 phase_graph() {
-  timeout 200 "$bin/tests/sdfc_gpu_graph_tests" > "$logs/graph_tests.log" 2>&1
+  timeout 360 "$bin/tests/sdfc_gpu_graph_tests" > "$logs/graph_tests.log" 2>&1
   say "graph tests: rc=$?"; results "$logs/graph_tests.log"
   SDFC_GPU_DELAY_US=200 timeout 200 "$bin/tests/sdfc_gpu_graph_tests" > "$logs/graph_tests_delayed.log" 2>&1
   say "graph tests, 200 us delays: rc=$?"; results "$logs/graph_tests_delayed.log"

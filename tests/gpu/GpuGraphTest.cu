@@ -4,14 +4,21 @@
 // and with 0, 1, 2 and 4 streams, gives the loop's results (computed here) when calls replay the
 // captured graph with new data behind the same pointers, when the pointers swap between two
 // buffer pairs every call (the graph is updated), when N and T change (re-captured), and on a
-// caller's stream. Each test skips without a GPU.
+// caller's stream. And every corpus GPU program the gpu-graph pass accepts (GT4Py's files as GT4Py
+// writes them among them) gives DaCe's results over three calls on the same device arrays (a
+// capture, then replays), with GT4Py's metrics off and on (the timers' branch abandons the capture
+// and the call runs without a graph). Each test skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "TestUtil.h"
+#include "compiler/Compile.h"
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
 #include "sdfc/sdfc.h"
@@ -144,4 +151,71 @@ TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
       p.set_external_stream(nullptr);
       cudaStreamDestroy(s);
     }
+}
+
+TEST(GpuGraph, EveryCorpusProgramItAcceptsReplaysDaCesResults) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (sdfc::test::corpus_dir().empty()) GTEST_SKIP() << "corpus not found";
+  int accepted = 0, refused = 0;
+  for (const std::string& file : sdfc::test::supported_corpus_gpu_programs()) {
+    if (file.find("handbuilt") != std::string::npos) continue;
+    std::string path = sdfc::test::corpus_dir() + "/" + file;
+    std::string dir = path.substr(0, path.rfind('/'));
+    bool gt4py = file.rfind("gt4py_", 0) == 0;
+    sdfc::Options o;
+    o.target = "cuda";
+    o.gpu_streams = 2;
+    o.gpu_graph = true;
+    std::unique_ptr<sdfc::Program> p;
+    try {
+      p = std::make_unique<sdfc::Program>(sdfc::Program::compile_file(path, o));
+    } catch (const sdfc::Error& e) {
+      ASSERT_NE(std::string(e.what()).find("--gpu-graph: "), std::string::npos) << file << ": " << e.what();
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    auto sdfg = sdfc::load_sdfg_file(path);
+    auto expected = nlohmann::json::parse(sdfc::test::slurp(dir + "/expected.json"));
+    for (int level : gt4py ? std::vector<int>{0, 10} : std::vector<int>{-1}) {
+      SCOPED_TRACE(file + (level >= 0 ? " gt_metrics_level " + std::to_string(level) : ""));
+      auto inputs = nlohmann::json::parse(sdfc::test::slurp(dir + "/inputs.json"));
+      if (level >= 0) inputs["symbols"]["gt_metrics_level"]["value"] = level;
+      auto arrays = sdfc::test::bind_corpus_inputs(*p, inputs);
+      auto pristine = arrays;
+      std::vector<std::pair<std::string, void*>> on_device;
+      for (auto& a : p->arguments()) {
+        const sdfc::DataDesc* d = a.kind == "array" ? sdfg->find_data(a.name) : nullptr;
+        if (!d || d->storage != sdfc::StorageType::GPU_Global) continue;
+        void* dp = nullptr;
+        ASSERT_EQ(cudaMalloc(&dp, arrays.at(a.name).bytes.size()), cudaSuccess);
+        p->set_array(a.name, dp, a.dtype, arrays.at(a.name).count);
+        on_device.emplace_back(a.name, dp);
+      }
+      for (int call = 0; call < 3; ++call) {  // a capture, then replays (or, with metrics, plain calls)
+        SCOPED_TRACE("call " + std::to_string(call));
+        for (auto& [name, dp] : on_device) {
+          auto& t = pristine.at(name);
+          ASSERT_EQ(cudaMemcpy(dp, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+        }
+        for (auto& [name, t] : arrays)
+          if (std::find_if(on_device.begin(), on_device.end(), [&](auto& e) { return e.first == name; }) ==
+              on_device.end())
+            std::copy(pristine.at(name).bytes.begin(), pristine.at(name).bytes.end(), t.bytes.begin());  // same buffer
+        p->call();
+        for (auto& [name, dp] : on_device) {
+          auto& t = arrays.at(name);
+          ASSERT_EQ(cudaMemcpy(t.bytes.data(), dp, t.bytes.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        }
+        sdfc::test::expect_corpus_outputs(expected, arrays);
+        if (level > 0) {
+          double t = sdfc::test::element_value(arrays.at("gt_compute_time"), 0);
+          EXPECT_TRUE(t > 0.0 && t < 60.0) << "gt_compute_time = " << t;
+        }
+      }
+      for (auto& [name, dp] : on_device) cudaFree(dp);
+    }
+  }
+  std::printf("[   NOTE   ] --gpu-graph: %d corpus GPU programs accepted and matched, %d refused\n", accepted, refused);
+  EXPECT_GT(accepted, 0);
 }

@@ -80,6 +80,8 @@ struct Context {
   bool capturing = false;                ///< between graph_begin and graph_end: work goes into the capture
   GraphExec graph_exec = nullptr;        ///< the instantiated graph of the last capture
   std::vector<unsigned char> graph_key;  ///< the argument bytes graph_exec was captured with
+  std::vector<unsigned char> plain_key;  ///< the last argument bytes whose call did host work (no graph)
+  bool plain_known = false;
   long long graph_captures = 0, graph_updates = 0, graph_instantiations = 0, graph_replays = 0;
 
   rt::ErrorSlot error;         ///< the first error (message), for the __sdfc_ last-error hook
@@ -567,6 +569,31 @@ struct GraphArg {
   std::size_t bytes;
 };
 
+/// Thrown where a capturing call reaches host work a replay would skip (a conditional branch the
+/// gpu-graph pass marked): the call abandons its capture and runs without a graph.
+struct CaptureAbandoned {};
+
+inline void abandon_capture_here(const Context& ctx) {
+  if (ctx.capturing) throw CaptureAbandoned{};
+}
+
+inline bool same_key(const std::vector<unsigned char>& key, const GraphArg* args, std::size_t n) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (at + args[i].bytes > key.size() || std::memcmp(key.data() + at, args[i].p, args[i].bytes) != 0) return false;
+    at += args[i].bytes;
+  }
+  return at == key.size();
+}
+
+inline void store_key(std::vector<unsigned char>& key, const GraphArg* args, std::size_t n) {
+  key.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* b = static_cast<const unsigned char*>(args[i].p);
+    key.insert(key.end(), b, b + args[i].bytes);
+  }
+}
+
 /// Creates the capture's origin stream (once); init calls it for graph-mode programs.
 inline bool enable_graphs(Context& ctx) {
   if (ctx.graph_mode) return true;
@@ -576,15 +603,13 @@ inline bool enable_graphs(Context& ctx) {
 }
 
 inline bool graph_key_matches(const Context& ctx, const GraphArg* args, std::size_t n) {
-  if (!ctx.graph_exec) return false;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (at + args[i].bytes > ctx.graph_key.size() ||
-        std::memcmp(ctx.graph_key.data() + at, args[i].p, args[i].bytes) != 0)
-      return false;
-    at += args[i].bytes;
-  }
-  return at == ctx.graph_key.size();
+  return ctx.graph_exec && same_key(ctx.graph_key, args, n);
+}
+
+/// True when the last call with these argument bytes did host work: this call runs without a
+/// graph too, without trying to capture.
+inline bool graph_plain(const Context& ctx, const GraphArg* args, std::size_t n) {
+  return ctx.plain_known && same_key(ctx.plain_key, args, n);
 }
 
 /// Launches the cached graph as the call's work: after the previous call, on the anchor; then the
@@ -620,7 +645,8 @@ inline bool graph_begin(Context& ctx) {
 /// becomes the cached one (updated in place, or instantiated) with the call's key, and is launched
 /// as the call's work. `failed`: the host code stopped with an error; then nothing is launched and
 /// the cached graph is dropped.
-inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
+/// Joins every internal stream still in the capture into graph_stream and ends the capture.
+inline bool end_capture(Context& ctx, Graph* graph) {
   bool ok = true;
   for (Stream s : ctx.internal_streams) {
     bool in_capture = false;
@@ -628,9 +654,24 @@ inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool fa
       ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) &&
            SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(ctx.graph_stream, ctx.sync_event)) && ok;
   }
-  Graph graph = nullptr;
-  ok = SDFC_GPU_CHECK(ctx, gpuStreamEndCapture(ctx.graph_stream, &graph)) && ok;
+  ok = SDFC_GPU_CHECK(ctx, gpuStreamEndCapture(ctx.graph_stream, graph)) && ok;
   ctx.capturing = false;
+  return ok;
+}
+
+/// The capture reached host work (CaptureAbandoned): it is ended and discarded, and these argument
+/// bytes are remembered as needing a call without a graph. The caller then runs the call plainly.
+inline void graph_abandon(Context& ctx, const GraphArg* args, std::size_t n) {
+  Graph graph = nullptr;
+  if (end_capture(ctx, &graph) && graph) (void)gpuGraphDestroy(graph);
+  (void)gpuGetLastError();
+  store_key(ctx.plain_key, args, n);
+  ctx.plain_known = true;
+}
+
+inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
+  Graph graph = nullptr;
+  bool ok = end_capture(ctx, &graph);
   ++ctx.graph_captures;
   ctx.graph_key.clear();
   if (!ok || failed || ctx.error.set) {
@@ -651,10 +692,7 @@ inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool fa
   }
   (void)gpuGraphDestroy(graph);
   if (!ok) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* b = static_cast<const unsigned char*>(args[i].p);
-    ctx.graph_key.insert(ctx.graph_key.end(), b, b + args[i].bytes);
-  }
+  store_key(ctx.graph_key, args, n);
   return graph_launch(ctx);
 }
 
