@@ -23,8 +23,8 @@
 /// prints the check at the branch's start). GT4Py's metrics timers, host tasklets behind the
 /// symbol gt_metrics_level, are such branches: with metrics off calls replay, with metrics on
 /// they run as without --gpu-graph. Anything else is an error naming the first construct, its
-/// JSON pointer and the fix (compile without --gpu-graph). A program that passes has its GPU work unchanged: the same operations on
-/// the same streams with the same events, which become the graph's nodes and edges. Without
+/// JSON pointer and the fix (compile without --gpu-graph). A program that passes has its GPU work unchanged: the same
+/// operations on the same streams with the same events, which become the graph's nodes and edges. Without
 /// --gpu-graph, or on the CPU, nothing happens. Runs last (it reads the host waits and streams).
 #pragma once
 
