@@ -30,6 +30,14 @@ bool is_host_kernel(const Node& n) {
   return n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device && n.scope_entry < 0;
 }
 
+int enclosing_kernel(const Block& st, int v) {
+  for (int e = v; e >= 0; e = st.node(e).scope_entry) {
+    const Node& n = st.node(e);
+    if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device) return e;
+  }
+  return -1;
+}
+
 bool is_gpu_library_call(const Node& n) {
   return n.kind == NodeKind::Tasklet && n.library_call == "cublas" && n.scope_entry < 0;
 }

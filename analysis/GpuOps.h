@@ -32,6 +32,10 @@ std::vector<int> issue_order(const Block& state);
 /// True for a GPU_Device map at the top level of a state: a kernel launched from host code.
 bool is_host_kernel(const Node& n);
 
+/// The GPU_Device map entry among map entry `v` of `st` and the maps enclosing it (the kernel a
+/// node with scope_entry `v` runs in), or -1.
+int enclosing_kernel(const Block& st, int v);
+
 /// True for a tasklet at the top level of a state that queues GPU work on its stream: a vendor
 /// library call on GPU data (`library_call` "cublas"). Ordered like a kernel launch.
 bool is_gpu_library_call(const Node& n);

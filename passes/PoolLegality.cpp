@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "passes/VerifySync.h"
 
@@ -16,15 +17,6 @@ bool pooled_gpu(const DataDesc& d) {
 
 std::string array_pointer(const std::string& sdfg_ptr, const std::string& name) {
   return sdfg_ptr + "/attributes/_arrays/" + pointer_token(name);
-}
-
-/// The GPU_Device map entry among map entry `v` of `st` and the maps enclosing it, or -1.
-int enclosing_kernel(const Block& st, int v) {
-  for (int e = v; e >= 0; e = st.node(e).scope_entry) {
-    const Node& n = st.node(e);
-    if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device) return e;
-  }
-  return -1;
 }
 
 /// Pooled transients of `sdfg` (and of its nested SDFGs) with a lifetime or a place that

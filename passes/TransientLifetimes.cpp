@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "ir/Signature.h"
 
@@ -21,13 +22,6 @@ std::set<std::string> used_outside_maps(const SDFG& sdfg) {
       if (n->kind == NodeKind::Access && n->scope_entry < 0) out.insert(n->data);
   });
   return out;
-}
-
-/// True when map entry `v` of `st`, or a map enclosing it, is a GPU kernel (GPU_Device).
-bool in_gpu_kernel(const Block& st, int v) {
-  for (int e = v; e >= 0; e = st.node(e).scope_entry)
-    if (st.node(e).kind == NodeKind::MapEntry && st.node(e).map.schedule == ScheduleType::GPU_Device) return true;
-  return false;
 }
 
 /// Where each default-lifetime transient of `sdfg` (and of its nested SDFGs) is allocated.
@@ -51,7 +45,7 @@ void place_transients(SDFG& sdfg, const std::string& ptr, bool in_kernel) {
         }
         if (n.kind == NodeKind::NestedSDFG)
           nested.push_back({n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
-                            in_kernel || in_gpu_kernel(b, n.scope_entry)});
+                            in_kernel || enclosing_kernel(b, n.scope_entry) >= 0});
       }
     for (std::size_t i = 0; i < b.blocks.size(); ++i) walk(*b.blocks[i], bp + "/nodes/" + std::to_string(i));
     for (std::size_t i = 0; i < b.branches.size(); ++i)

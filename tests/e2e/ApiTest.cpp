@@ -383,6 +383,19 @@ TEST(Api, InvalidInputListsEveryProblem) {
   EXPECT_NE(msg.find("<string>: /edges/1/dst: error: interstate edge leads to block 9"), std::string::npos) << msg;
 }
 
+namespace {
+/// Compiles the program `b` built (arrays x, y, c over N) and calls it once on `x`, `y`, `c`.
+template <typename C>
+void run_xyc(SDFGBuilder& b, std::vector<double>& x, std::vector<double>& y, std::vector<C>& c) {
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  p.set_array("x", x.data(), x.size());
+  p.set_array("y", y.data(), y.size());
+  p.set_array("c", c.data(), c.size());
+  p.set_value("N", static_cast<int>(x.size()));
+  p.call();
+}
+}  // namespace
+
 TEST(Api, TaskletsWithControlFlowRun) {
   // The statement form DaCe's frontend writes: if/elif/else, loops over range() (a negative step,
   // nested blocks), temporaries read after the blocks, the loop variable after its loop.
@@ -406,14 +419,9 @@ TEST(Api, TaskletsWithControlFlowRun) {
                               "o = r\n"
                               "n = k",
                               {{"o", "y[i]"}, {"n", "c[i]"}});
-  Program p = Program::compile_string(write_sdfg(*b.build()));
   std::vector<double> x = {-3.0, -0.5, 0.0, 0.75, 1.5, 4.0}, y(x.size());
   std::vector<std::int32_t> c(x.size());
-  p.set_array("x", x.data(), x.size());
-  p.set_array("y", y.data(), y.size());
-  p.set_array("c", c.data(), c.size());
-  p.set_value("N", static_cast<int>(x.size()));
-  p.call();
+  run_xyc(b, x, y, c);
   for (std::size_t i = 0; i < x.size(); ++i) {
     double a = x[i], r;
     int k;
@@ -459,14 +467,9 @@ TEST(Api, TaskletsWithWhileBreakAndContinueRun) {
                               "o = r\n"
                               "n = found",
                               {{"o", "y[i]"}, {"n", "c[i]"}});
-  Program p = Program::compile_string(write_sdfg(*b.build()));
   std::vector<double> x = {2.0, 9.0, 10.5, 1000.0, 0.25}, y(x.size());
   std::vector<std::int64_t> c(x.size());
-  p.set_array("x", x.data(), x.size());
-  p.set_array("y", y.data(), y.size());
-  p.set_array("c", c.data(), c.size());
-  p.set_value("N", static_cast<int>(x.size()));
-  p.call();
+  run_xyc(b, x, y, c);
   for (std::size_t i = 0; i < x.size(); ++i) {
     EXPECT_NEAR(y[i], std::sqrt(x[i]), 1e-12 * std::sqrt(x[i])) << i;
     std::int64_t want = -1;

@@ -82,7 +82,6 @@ struct Context {
   std::vector<unsigned char> graph_key;  ///< the argument bytes graph_exec was captured with
   std::vector<unsigned char> plain_key;  ///< the last argument bytes whose call did host work (no graph)
   bool plain_known = false;
-  long long graph_captures = 0, graph_updates = 0, graph_instantiations = 0, graph_replays = 0;
 
   rt::ErrorSlot error;         ///< the first error (message), for the __sdfc_ last-error hook
   Error last_code = kSuccess;  ///< the raw code, for __dace_gpu_last_error
@@ -628,7 +627,6 @@ inline bool graph_launch(Context& ctx) {
 inline bool graph_replay(Context& ctx, const GraphArg* args, std::size_t n) {
   if (!graph_key_matches(ctx, args, n)) return false;
   drain_pending_error();
-  ++ctx.graph_replays;
   graph_launch(ctx);
   return true;
 }
@@ -672,7 +670,6 @@ inline void graph_abandon(Context& ctx, const GraphArg* args, std::size_t n) {
 inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
   Graph graph = nullptr;
   bool ok = end_capture(ctx, &graph);
-  ++ctx.graph_captures;
   ctx.graph_key.clear();
   if (!ok || failed || ctx.error.set) {
     if (graph) (void)gpuGraphDestroy(graph);
@@ -681,14 +678,11 @@ inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool fa
     (void)gpuGetLastError();
     return false;
   }
-  if (ctx.graph_exec && gpuGraphExecUpdate(ctx.graph_exec, graph) == kSuccess) {
-    ++ctx.graph_updates;
-  } else {
+  if (!ctx.graph_exec || gpuGraphExecUpdate(ctx.graph_exec, graph) != kSuccess) {
     (void)gpuGetLastError();  // a refused update is not an error: instantiate instead
     if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);
     ctx.graph_exec = nullptr;
     ok = SDFC_GPU_CHECK(ctx, gpuGraphInstantiate(&ctx.graph_exec, graph));
-    ++ctx.graph_instantiations;
   }
   (void)gpuGraphDestroy(graph);
   if (!ok) return false;
