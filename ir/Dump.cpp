@@ -206,6 +206,7 @@ class Dumper {
                                     scope, decided);
         if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
         line(ind, s);
+        if (n.kernel) kernel(*n.kernel, ind + 1);
         break;
       }
       case NodeKind::MapExit:
@@ -232,6 +233,20 @@ class Dumper {
     }
   }
 
+  void kernel(const KernelPlan& k, int ind) {
+    std::string ps;
+    for (auto& p : k.params)
+      ps += fmt::format("{}{} {}:{}", ps.empty() ? "" : ", ", to_string(p.kind), p.name, to_string(p.type));
+    std::string shape = fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]);
+    line(ind, fmt::format("kernel: {} params({})",
+                          k.thread_block ? "one block per point, thread-block maps on " + shape + " threads"
+                                         : "one thread per point, blocks of " + shape +
+                                               (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows,
+                                                                         k.march == 2 ? "z" : "y")
+                                                           : ""),
+                          ps));
+  }
+
   void edge(const Block&, const DataEdge& e, int ind) {
     std::string s = fmt::format("{}{} -> {}{}", e.src, e.src_conn ? ":" + *e.src_conn : "", e.dst,
                                 e.dst_conn ? ":" + *e.dst_conn : "");
@@ -246,6 +261,8 @@ class Dumper {
       if (!m.is_data_src) s += " (dst)";
     }
     if (e.stream >= 0) s += fmt::format(" stream={}", e.stream) + events(e.wait_events, e.record_event);
+    if (e.wcr_lowering)
+      s += fmt::format(" wcr-lowered={}:{}", to_string(e.wcr_lowering->op), to_string(e.wcr_lowering->form));
     line(ind, s);
   }
 };

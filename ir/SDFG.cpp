@@ -39,6 +39,56 @@ Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }
 
+const char* to_string(KernelPlan::Param::Kind k) {
+  switch (k) {
+    case KernelPlan::Param::Kind::Pointer:
+      return "pointer";
+    case KernelPlan::Param::Kind::ConstPointer:
+      return "const-pointer";
+    case KernelPlan::Param::Kind::HostScalar:
+      return "host-scalar";
+    case KernelPlan::Param::Kind::DynamicInput:
+      return "dynamic-input";
+    case KernelPlan::Param::Kind::Symbol:
+      return "symbol";
+  }
+  return "?";
+}
+
+const char* to_string(WcrLowering::Op op) {
+  switch (op) {
+    case WcrLowering::Op::Sum:
+      return "sum";
+    case WcrLowering::Op::Product:
+      return "product";
+    case WcrLowering::Op::Min:
+      return "min";
+    case WcrLowering::Op::Max:
+      return "max";
+    case WcrLowering::Op::Lambda:
+      return "lambda";
+  }
+  return "?";
+}
+
+const char* to_string(WcrLowering::Form form) {
+  switch (form) {
+    case WcrLowering::Form::Plain:
+      return "plain";
+    case WcrLowering::Form::HostAtomic:
+      return "omp-atomic";
+    case WcrLowering::Form::HostCas:
+      return "host-cas";
+    case WcrLowering::Form::HostCritical:
+      return "omp-critical";
+    case WcrLowering::Form::DeviceAdd:
+      return "device-atomic-add";
+    case WcrLowering::Form::DeviceCas:
+      return "device-cas";
+  }
+  return "?";
+}
+
 const char* to_string(NodeKind k) {
   switch (k) {
     case NodeKind::Access:

@@ -111,6 +111,28 @@ struct MapInfo {
   std::vector<int> gpu_block_size;  ///< empty = not given
 };
 
+/// outline-kernels: a GPU_Device map outside any kernel is a kernel; what it takes and its launch
+/// shape.
+struct KernelPlan {
+  struct Param {
+    /// Pointer / ConstPointer: a container in GPU (or pinned) memory, `const` when the kernel only
+    /// reads it; HostScalar: a host scalar passed by value; DynamicInput: a dynamic map range input,
+    /// read on the host before the launch; Symbol: a symbol (or enclosing map parameter) by value.
+    enum class Kind { Pointer, ConstPointer, HostScalar, DynamicInput, Symbol };
+    Kind kind = Kind::Symbol;
+    std::string name;
+    DType type = DType::Int64;
+  };
+  std::vector<Param> params;  ///< containers (by name), then dynamic inputs, then symbols (by name)
+  /// GPU_ThreadBlock maps run as the threads of one block per point of the kernel map (DaCe's
+  /// semantics); otherwise one thread per point and the thread-block maps are loops in each.
+  bool thread_block = false;
+  int block[3] = {1, 1, 1};  ///< threads per block, x first
+  int rows = 1;              ///< points per thread along `march` (maps of 2 or more dimensions)
+  int march = 1;             ///< the axis (1: y, 2: z) a thread marches along when rows > 1
+};
+const char* to_string(KernelPlan::Param::Kind k);
+
 /// A dataflow node. The kind decides which members are meaningful.
 struct Node {
   NodeKind kind;
@@ -138,6 +160,8 @@ struct Node {
   /// "cblas" (host data) or "cublas" (GPU data, outside kernels: a GPU operation on `stream`,
   /// ordered like a kernel launch); "" for every other node. The tasklet check skips such tasklets.
   std::string library_call;
+  /// outline-kernels: set on every GPU_Device map entry outside a kernel.
+  std::optional<KernelPlan> kernel;
 
   explicit Node(NodeKind k) : kind(k) {}
   const Connector* find_in(const std::string& name) const;
@@ -164,6 +188,24 @@ struct Memlet {
   Json extra = Json::object();
 };
 
+/// lower-wcr: how a write with write-conflict resolution is printed — DaCe's lambda classified,
+/// and the form of atomicity the place of the write needs.
+struct WcrLowering {
+  enum class Op { Sum, Product, Min, Max, Lambda };
+  /// Plain: nothing else writes concurrently (a sequential scope). HostAtomic: `#pragma omp
+  /// atomic` on a compound assignment. HostCas: a compare-and-swap loop (sdfc::rt::atomic_update).
+  /// HostCritical: an OpenMP critical section (complex lambdas, which have no atomic form).
+  /// DeviceAdd: sdfc::gpu::atomic_add. DeviceCas: a device compare-and-swap loop
+  /// (sdfc::gpu::atomic_update). Complex sums add their two parts, each atomically.
+  enum class Form { Plain, HostAtomic, HostCas, HostCritical, DeviceAdd, DeviceCas };
+  Op op = Op::Lambda;
+  Form form = Form::Plain;
+  std::string a, b;  ///< the lambda's parameters
+  Expr body;         ///< the lambda's body
+};
+const char* to_string(WcrLowering::Op op);
+const char* to_string(WcrLowering::Form form);
+
 /// A dataflow edge between two nodes of a state.
 struct DataEdge {
   int src = -1, dst = -1;
@@ -172,6 +214,9 @@ struct DataEdge {
   int stream = -1;               ///< stream-assignment: the stream of a copy that involves GPU memory
   std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the copy
   int record_event = -1;         ///< synchronization: event recorded on its stream after the copy
+  /// lower-wcr: set on every edge with a write-conflict resolution that the code generator prints
+  /// as a write (tasklet outputs and copies).
+  std::optional<WcrLowering> wcr_lowering;
 };
 
 /// Whether `conn`, an in-connector of a map entry, is a dynamic range input (DaCe's rule: every

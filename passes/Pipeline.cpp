@@ -10,7 +10,9 @@
 #include "passes/FoldViews.h"
 #include "passes/GpuGraph.h"
 #include "passes/Legalize.h"
+#include "passes/LowerWcr.h"
 #include "passes/Normalize.h"
+#include "passes/OutlineKernels.h"
 #include "passes/PoolLegality.h"
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
@@ -43,6 +45,12 @@ const std::vector<Pass>& passes() {
       // after transient-lifetimes (which lifts what it can out of nested SDFGs) and before any
       // pass that plans synchronization or memory for constructs the code generator cannot print.
       {"legalize", legalize},
+      // after stream-assignment (a copy with a stream involves GPU memory, where a write-conflict
+      // resolution has no form) and legalize (the schedules it reads are ones sdfc prints).
+      {"lower-wcr", lower_wcr},
+      // after legalize (GPU schedules only on GPU targets) and transient-lifetimes (transients
+      // placed in a map scope are declared in the kernel, not passed to it).
+      {"outline-kernels", outline_kernels},
       {"synchronization", synchronize},
       // after synchronization (DESIGN.md puts it before): sdfc orders pooled blocks with the same
       // events as everything else, so only the finished schedule tells what is unsafe.

@@ -1,0 +1,516 @@
+// The host emitter: completeness ledger, expressions, allocations, SDFG bodies and control flow.
+// See Emitter.h.
+#include "codegen/Emitter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "codegen/CheckedSize.h"
+#include "ir/Diagnostic.h"
+#include "ir/Dump.h"
+#include "ir/Signature.h"
+#include "lang/CppEnvironment.h"
+#include "lang/PythonTasklet.h"
+#include "passes/Legalize.h"
+
+namespace sdfc::codegen {
+
+void Emitter::begin_state(const Block& st, const std::string& ptr) {
+  for (std::size_t i = 0; i < st.edges.size(); ++i)
+    SDFC_ASSERT(edge_role(st, st.edges[i]) != EdgeRole::Unsupported,
+                "edge role not legalized: " + ptr + "/edges/" + std::to_string(i));
+  ledger_[&st] = Ledger{ptr, std::vector<int>(st.nodes.size(), 0), std::vector<int>(st.edges.size(), 0)};
+}
+
+void Emitter::lowered(const Block& st, int node) {
+  ++ledger_.at(&st).nodes.at(static_cast<std::size_t>(node));
+}
+
+void Emitter::lowered(const Block& st, const DataEdge& e, EdgeRole as) {
+  std::size_t i = static_cast<std::size_t>(&e - st.edges.data());
+  SDFC_ASSERT(edge_role(st, e) == as, fmt::format("{}: edge {} ({}) lowered as a {}", file_,
+                                                  ledger_.at(&st).ptr + "/edges/" + std::to_string(i),
+                                                  to_string(edge_role(st, e)), to_string(as)));
+  ++ledger_.at(&st).edges.at(i);
+}
+
+void Emitter::end_state(const Block& st) {
+  const Ledger& l = ledger_.at(&st);
+  for (std::size_t i = 0; i < l.nodes.size(); ++i)
+    if (l.nodes[i] != 1)
+      SDFC_ASSERT(false,
+                  fmt::format("{}: {}/nodes/{} ({} \"{}\") was lowered {} times instead of once by the code generator",
+                              file_, l.ptr, i, to_string(st.node(static_cast<int>(i)).kind),
+                              st.node(static_cast<int>(i)).label, l.nodes[i]));
+  for (std::size_t i = 0; i < l.edges.size(); ++i)
+    if (l.edges[i] != 1)
+      SDFC_ASSERT(false, fmt::format("{}: {}/edges/{} (a {} from node {} to node {}) was lowered {} times instead of "
+                                     "once by the code generator",
+                                     file_, l.ptr, i, to_string(edge_role(st, st.edges[i])), st.edges[i].src,
+                                     st.edges[i].dst, l.edges[i]));
+  ledger_.erase(&st);
+}
+
+/// Marks the empty-memlet (ordering) edges into `id`: the emission order honours them.
+void Emitter::lowered_ordering_into(const Block& st, int id) {
+  for (const DataEdge* e : adj(st).in[static_cast<std::size_t>(id)])
+    if (edge_role(st, *e) == EdgeRole::Ordering) lowered(st, *e, EdgeRole::Ordering);
+}
+
+const Adjacency& Emitter::adj(const Block& st) {
+  auto it = adjacency_.find(&st);
+  if (it == adjacency_.end()) it = adjacency_.emplace(&st, Adjacency(st)).first;
+  return it->second;
+}
+
+bool code_location_applies(Target target, const std::string& where) {
+  if (where == "cuda") return target != Target::CPU;
+  if (where == "hip") return target == Target::HIP;
+  return true;
+}
+
+void emit_located(Target target, const SDFG& sdfg, const std::vector<std::pair<std::string, CodeBlock>>& targets,
+                  const std::vector<std::string>& locations, const char* kind, CodeWriter& w, bool block) {
+  for (auto& where : locations)
+    for (auto& [loc, c] : targets) {
+      if (loc != where || !code_location_applies(target, loc)) continue;
+      if (block) w.open("");
+      w.line(fmt::format("// {}[{}] of SDFG \"{}\"", kind, loc, sdfg.name));
+      w.raw(c.code);
+      if (block) w.close();
+    }
+}
+
+void Emitter::unsupported(const std::string& ptr, const std::string& what) const {
+  throw UserError(Diagnostic{file_, ptr, 0, 0, what});
+}
+
+/// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
+std::string Emitter::element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx,
+                             const std::string& ptr) const {
+  auto it = c.access.find(d);
+  if (it != c.access.end() && it->second == Access::Value) return ident(d);
+  const DataDesc* desc = c.data(d);
+  if (!desc) unsupported(ptr, fmt::format("unknown data \"{}\"", d));
+  if (desc->kind == DataKind::Scalar) return ident(d) + "[0]";
+  if (idx.size() != desc->shape.size())
+    unsupported(ptr,
+                fmt::format("subset of \"{}\" has {} dimensions, the data has {}", d, idx.size(), desc->shape.size()));
+  Expr lin = make_int(0);
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    lin = make_binary(BinOp::Add, lin,
+                      make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
+  return fmt::format("{}[{}]", ident(d), sym(lin));
+}
+
+/// How a pointer connector bound to subset `r` of `d` indexes: element strides per dimension.
+std::string Emitter::address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx,
+                             const std::string& ptr) const {
+  return "&" + element(c, d, idx, ptr);
+}
+
+/// Python code of control flow (interstate conditions and assignments, loop conditions and
+/// statements) as C++, through the tasklets' typed translator (lang/PythonTasklet.h): data
+/// containers read become element accesses of their dtype, symbols keep theirs, and DaCe's
+/// sympy spellings (Max, Min, Abs, int_floor, int_ceil, Mod, ceiling) become Python's. With
+/// `condition`, the result is a C++ bool.
+std::string Emitter::code_expr(const Ctx& c, const std::string& text, const std::string& ptr, bool condition,
+                               const std::string& what) const {
+  Expr e;
+  try {
+    e = parse_expr(text);
+  } catch (const ExprSyntaxError& err) {
+    unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
+  }
+  TaskletScope scope;
+  for (auto& [s, t] : c.sdfg->symbols) scope.symbols[ident(s)] = t;
+  for (auto& s : assigned_symbols(*c.sdfg))
+    if (!scope.symbols.count(ident(s))) scope.symbols[ident(s)] = DType::Int64;  // loop variables
+  std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
+    auto read = [&](const std::string& name, const std::vector<Expr>& idx) {
+      std::string access = element(c, name, idx, ptr);
+      scope.symbols[access] = c.data(name)->dtype;
+      return make_symbol(access);
+    };
+    if (x->kind == ExprKind::Subscript && c.data(x->name)) {
+      std::vector<Expr> idx;
+      for (auto& a : x->args) idx.push_back(rewrite(a));
+      return read(x->name, idx);
+    }
+    if (x->kind == ExprKind::Symbol && c.data(x->name))
+      return read(x->name, std::vector<Expr>(c.data(x->name)->shape.size(), make_int(0)));
+    if (x->kind == ExprKind::Symbol) {
+      std::string id = ident(x->name);
+      // a symbol the SDFG does not declare (validation checked it is defined): an integer
+      if (!scope.symbols.count(id) && x->name.find('.') == std::string::npos) scope.symbols[id] = DType::Int64;
+      return make_symbol(id);
+    }
+    if (x->args.empty()) return x;
+    ExprNode n = *x;
+    for (auto& a : n.args) a = rewrite(a);
+    if (n.kind == ExprKind::Call && n.args.size() == 2 && n.kwnames.empty()) {
+      if (n.name == "int_floor") return make_binary(BinOp::FloorDiv, n.args[0], n.args[1]);
+      if (n.name == "Mod") return make_binary(BinOp::Mod, n.args[0], n.args[1]);
+      if (n.name == "int_ceil")
+        return make_unary(UnaryOp::Neg, make_binary(BinOp::FloorDiv, make_unary(UnaryOp::Neg, n.args[0]), n.args[1]));
+    }
+    static const std::map<std::string, std::string> sympy = {
+        {"Max", "max"}, {"Min", "min"}, {"Abs", "abs"}, {"ceiling", "ceil"}};
+    if (auto it = sympy.find(n.name); n.kind == ExprKind::Call && it != sympy.end()) n.name = it->second;
+    return make_node(std::move(n));
+  };
+  Expr rewritten = rewrite(e);
+  return translate_python_expression(rewritten, scope, file_, ptr, what.empty() ? fmt::format("\"{}\"", text) : what,
+                                     condition)
+      .text;
+}
+
+std::string Emitter::assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
+  std::string lhs, rhs;
+  if (!split_assignment(code, lhs, rhs))
+    unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
+  if (!is_identifier(lhs) && !c.data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
+  return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
+}
+
+/// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
+/// Where transients live, as the transient-lifetimes pass placed them.
+void Emitter::read_placement(Ctx& c) {
+  for (auto& [name, d] : c.sdfg->arrays) {
+    if (d.place == DataDesc::Place::MapScope) c.scope_local[name] = {d.place_state, d.place_scope};
+    if (d.place == DataDesc::Place::State) c.state_local[name] = d.place_state;
+  }
+}
+
+/// The element count of transient `name` as C++ text: checked (codegen/CheckedSize.h), or the
+/// local that emit_sdfg_body computed for it before any allocation.
+std::string Emitter::count_of(const Ctx& c, const std::string& name, const DataDesc& d) const {
+  if (c.counted.count(name)) return "__sdfc_count_" + ident(name);
+  return checked_count("transient " + name, d.total_size, fmt::format("sizeof({})", ctype(d.dtype)));
+}
+
+std::string Emitter::alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) const {
+  return fmt::format("{}* {} = new {}[{}];", ctype(d.dtype), ident(name), ctype(d.dtype), count_of(c, name, d));
+}
+
+void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
+  read_placement(c);
+  for (auto& s : assigned_symbols(*c.sdfg)) {
+    if (c.declared_symbols.count(s)) continue;
+    auto t = c.sdfg->symbol_type(s);
+    w.line(fmt::format("{} {} = 0;  // symbol assigned by the program", t ? ctype(*t) : "int64_t", ident(s)));
+    c.declared_symbols.insert(s);
+  }
+  std::vector<std::string> frees;
+  const Workspace& arena = c.sdfg->arena;
+  bool use_arena = gpu_ && c.root && !arena.members.empty();
+  // The sizes of what this body allocates, all computed and checked before the first allocation
+  // (a refused size leaves nothing allocated).
+  for (auto& [name, d] : c.sdfg->arrays) {
+    if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
+    if ((use_arena && d.arena_offset) || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External)
+      continue;
+    bool device = gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned);
+    if ((!device && d.kind == DataKind::Scalar) || as_constant(d.total_size)) continue;
+    w.line(fmt::format("const std::size_t __sdfc_count_{} = {};", ident(name), count_of(c, name, d)));
+    c.counted.insert(name);
+  }
+  if (use_arena) {
+    w.line(fmt::format(
+        "// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
+        arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
+    std::string bytes = checked_count("the call's arena of GPU transients", arena.bytes, "1");
+    if (arena.stream_ordered) {
+      out_.uses_pool = true;
+      w.line("char* __arena = nullptr; " +
+             gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&__arena, {}, {})", bytes, gpu_stream(0))) +
+             "  // from the stream-ordered pool");
+    } else {
+      w.line("char* __arena = nullptr; " +
+             gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", bytes)));
+    }
+    w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + arena_free() + " });");
+  }
+  for (auto& [name, d] : c.sdfg->arrays) {
+    if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
+    std::string dp = c.ptr + "/attributes/_arrays/" + pointer_token(name);
+    if (use_arena && d.arena_offset) {
+      w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena",
+                         ctype(d.dtype), ident(name), wide_size(d.arena_offset)));
+      continue;
+    }
+    if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
+      SDFC_ASSERT(c.root, "nested Persistent/External transient not legalized: " + dp);
+      w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name),
+                         to_string(d.lifetime)));
+      continue;
+    }
+    if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
+      w.line(gpu_alloc_line(c, name, d));
+      w.line(unwind_line(name, d));
+      frees.push_back(name);
+      continue;
+    }
+    if (d.kind == DataKind::Scalar) {
+      w.line(fmt::format("{} {} = {}();  // transient scalar", ctype(d.dtype), ident(name), ctype(d.dtype)));
+      c.access[name] = Access::Value;
+      continue;
+    }
+    w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
+    w.line(unwind_line(name, d));
+    frees.push_back(name);
+  }
+  emit_region(c, c.sdfg->root, c.ptr, w);
+  if (c.exit_used) w.line("__exit:;");
+  if (gpu_ && c.sdfg->gpu_exit_sync) {
+    if (c.root)
+      w.line(fmt::format(
+          "sdfc::gpu::exit_call({}, {{{}}});  // external-sync pass: the caller's stream waits for the streams; "
+          "synchronization pass: the return orders after all GPU work",
+          kCtx, fmt::join(root_.sync_streams, ", ")));
+    else
+      host_waits({0}, w);
+  }
+  for (auto& f : frees) w.line(free_line(f, *c.data(f)));
+  if (use_arena) w.line(arena_free());
+}
+
+std::string Emitter::arena_free() const {
+  return gpu_check(root_.arena.stream_ordered ? fmt::format("sdfc::gpu::gpuFreeAsync(__arena, {})", gpu_stream(0))
+                                              : std::string("sdfc::gpu::gpuFree(__arena)"));
+}
+
+std::string Emitter::gpu_alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) {
+  std::string bytes = fmt::format("{} * sizeof({})", count_of(c, name, d), ctype(d.dtype));
+  std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
+  if (d.storage == StorageType::CPU_Pinned)
+    return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) +
+           "  // pinned host memory";
+  if (d.pool) {
+    out_.uses_pool = true;
+    return decl + " " +
+           gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) +
+           "  // pool";
+  }
+  return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
+}
+
+/// After an allocation: the release if an exception leaves the scope before its free line.
+std::string Emitter::unwind_line(const std::string& name, const DataDesc& d) const {
+  return fmt::format("auto __sdfc_unwind_{} = sdfc::rt::on_unwind([&] {{ {} }});", ident(name), free_line(name, d));
+}
+
+std::string Emitter::free_line(const std::string& name, const DataDesc& d) const {
+  if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned))
+    return fmt::format("delete[] {};", ident(name));
+  if (d.storage == StorageType::CPU_Pinned) return gpu_check(fmt::format("sdfc::gpu::gpuFreeHost({})", ident(name)));
+  if (d.pool) return gpu_check(fmt::format("sdfc::gpu::gpuFreeAsync({}, {})", ident(name), gpu_stream(0)));
+  return gpu_check(fmt::format("sdfc::gpu::gpuFree({})", ident(name)));
+}
+
+void Emitter::emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWriter& w) {
+  int n = static_cast<int>(r.blocks.size());
+  if (n == 0) return;
+  std::vector<std::vector<const InterstateEdge*>> out(static_cast<std::size_t>(n));
+  std::vector<int> indeg(static_cast<std::size_t>(n), 0);
+  for (auto& e : r.cf_edges) {
+    out[static_cast<std::size_t>(e.src)].push_back(&e);
+    indeg[static_cast<std::size_t>(e.dst)]++;
+  }
+  int start = std::max(0, start_of(r));
+  // Emission order: depth-first from the start block, following the first successor, so that
+  // chains print in order without labels.
+  std::vector<int> order;
+  std::vector<bool> seen(static_cast<std::size_t>(n), false);
+  std::vector<int> stack{start};
+  while (!stack.empty()) {
+    int b = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<std::size_t>(b)]) continue;
+    seen[static_cast<std::size_t>(b)] = true;
+    order.push_back(b);
+    auto& os = out[static_cast<std::size_t>(b)];
+    for (auto it = os.rbegin(); it != os.rend(); ++it)
+      if (!seen[static_cast<std::size_t>((*it)->dst)]) stack.push_back((*it)->dst);
+  }
+  int region_id = c.labels++;
+  auto label = [&](int b) { return fmt::format("__r{}_b{}", region_id, b); };
+  std::vector<int> position(static_cast<std::size_t>(n), -1);
+  for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+  // A block falls through from its predecessor in the order when that predecessor's only edge
+  // is an unconditional one to it.
+  auto falls_through = [&](int from, int to) {
+    auto& os = out[static_cast<std::size_t>(from)];
+    return os.size() == 1 && os[0]->unconditional() && os[0]->dst == to &&
+           position[static_cast<std::size_t>(to)] == position[static_cast<std::size_t>(from)] + 1;
+  };
+  std::set<int> needs_label;
+  for (auto& e : r.cf_edges)
+    if (!falls_through(e.src, e.dst)) needs_label.insert(e.dst);
+  bool end_used = false;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    int b = order[i];
+    const Block& blk = *r.blocks[static_cast<std::size_t>(b)];
+    if (needs_label.count(b)) w.line(label(b) + ":;");
+    emit_block(c, blk, ptr + "/nodes/" + std::to_string(b), w);
+    auto& os = out[static_cast<std::size_t>(b)];
+    bool last = i + 1 == order.size();
+    if (os.size() == 1 && falls_through(b, os[0]->dst)) {
+      host_waits(os[0]->host_waits, w);
+      emit_assignments(c, *os[0], ptr, w);
+      continue;
+    }
+    for (auto* e : os) host_waits(e->host_waits, w);
+    bool unconditional_seen = false;
+    for (auto* e : os) {
+      std::size_t ei = static_cast<std::size_t>(e - r.cf_edges.data());
+      std::string ep = ptr + "/edges/" + std::to_string(ei);
+      if (e->unconditional()) {
+        w.open("");
+        emit_assignments(c, *e, ptr, w);
+        w.line(fmt::format("goto {};", label(e->dst)));
+        w.close();
+        unconditional_seen = true;
+        break;
+      }
+      w.open(
+          fmt::format("if ({})", code_expr(c, e->condition.code, ep + "/attributes/data/attributes/condition", true)));
+      emit_assignments(c, *e, ptr, w);
+      w.line(fmt::format("goto {};", label(e->dst)));
+      w.close();
+    }
+    if (!unconditional_seen && !last) {
+      w.line(fmt::format("goto __r{}_end;", region_id));
+      end_used = true;
+    }
+  }
+  if (end_used) w.line(fmt::format("__r{}_end:;", region_id));
+}
+
+void Emitter::emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w) {
+  for (auto& [k, v] : e.assignments) w.line(fmt::format("{} = {};", ident(k), code_expr(c, v, region_ptr + "/edges")));
+}
+
+void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWriter& w) {
+  switch (b.kind) {
+    case BlockKind::State: {
+      w.open("");
+      w.line(fmt::format("// state \"{}\" ({})", b.label, ptr));
+      std::vector<std::string> frees;
+      for (auto& [name, st] : c.state_local)
+        if (st == &b) {
+          w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(c, name, *c.data(name))
+                                                                : alloc_line(c, name, *c.data(name))) +
+                 "  // transient, allocated where its size is known");
+          w.line(unwind_line(name, *c.data(name)));
+          frees.push_back(name);
+        }
+      if (b.fork_event >= 0) {  // synchronization pass: the state's streams start after stream 0's work
+        stream_record(0, b.fork_event, w);
+        for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w);
+      }
+      begin_state(b, ptr);
+      emit_scope(c, b, ptr, -1, w, c.parallel);
+      end_state(b);
+      for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
+        stream_record(s, e, w);
+        stream_waits(0, {e}, w);
+      }
+      for (auto& f : frees) w.line(free_line(f, *c.data(f)));
+      w.close();
+      break;
+    }
+    case BlockKind::Region:
+      w.line(fmt::format("// region \"{}\" ({})", b.label, ptr));
+      emit_region(c, b, ptr, w);
+      break;
+    case BlockKind::Loop: {
+      std::string ap = ptr + "/attributes";
+      std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
+      std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition", true);
+      for (int st : b.host_waits)  // the synchronization pass: wait before every evaluation
+        cond = fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
+      std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
+      if (!update.empty()) update.pop_back();  // no ';' in a for header
+      w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
+      ++c.loop_depth;
+      if (!b.inverted) {
+        w.open(fmt::format("for ({} {}; {})", init.empty() ? ";" : init, cond, update));
+        emit_region(c, b, ptr, w);
+        w.close();
+      } else {
+        // do-while: the update sits in the loop test so that `continue` runs it too.
+        if (!init.empty()) w.line(init);
+        w.open("do");
+        emit_region(c, b, ptr, w);
+        std::string test = update.empty()              ? cond
+                           : b.update_before_condition ? fmt::format("({}, {})", update, cond)
+                                                       : fmt::format("({}) && ({}, true)", cond, update);
+        w.close(fmt::format(" while ({});", test));
+      }
+      --c.loop_depth;
+      break;
+    }
+    case BlockKind::Conditional: {
+      w.line(fmt::format("// conditional \"{}\" ({})", b.label, ptr));
+      host_waits(b.host_waits, w);
+      for (std::size_t i = 0; i < b.branches.size(); ++i) {
+        auto& [cond, body] = b.branches[i];
+        std::string bp = ptr + "/branches/" + std::to_string(i);
+        if (cond) {
+          std::string head = fmt::format("if ({})", code_expr(c, cond->code, bp + "/0", true));
+          w.open(i == 0 ? head : "else " + head);
+        } else {
+          w.open("else");
+        }
+        if (body->graph_host_work)  // gpu-graph: host work a replay would skip
+          w.line(fmt::format("sdfc::gpu::abandon_capture_here({});  // gpu-graph: this branch does host work", kCtx));
+        emit_region(c, *body, bp + "/1", w);
+        w.close();
+      }
+      break;
+    }
+    case BlockKind::Break:
+    case BlockKind::Continue:
+      SDFC_ASSERT(c.loop_depth > 0, "break/continue outside a loop not legalized: " + ptr);
+      w.line(b.kind == BlockKind::Break ? "break;" : "continue;");
+      break;
+    case BlockKind::Return:
+      w.line("goto __exit;  // return block");
+      c.exit_used = true;
+      break;
+  }
+}
+
+EmittedBody Emitter::emit_program() {
+  Signature sig = signature(root_);
+  Ctx c;
+  c.sdfg = &root_;
+  c.ptr = "";
+  c.root = true;
+  c.index_data();
+  for (auto& a : sig.args) {
+    if (a.kind == Argument::Kind::Symbol) c.declared_symbols.insert(a.name);
+    if (a.kind == Argument::Kind::Scalar && !a.by_pointer) c.access[a.name] = Access::Value;
+  }
+  CodeWriter body(1);
+  emit_sdfg_body(c, body);
+  out_.text = body.str();
+  return std::move(out_);
+}
+
+void Emitter::emit_kernel(Ctx&, const Block&, const std::string& ptr, int, CodeWriter&) {
+  SDFC_ASSERT(false, "GPU schedule on the cpu not legalized: " + ptr);
+}
+
+void Emitter::emit_gpu_copy(const Ctx&, const std::string&, const std::string&, const Range&, const Range&,
+                            const std::vector<std::size_t>&, const std::vector<std::size_t>&, const DataEdge&,
+                            const std::string& ep, CodeWriter&) {
+  SDFC_ASSERT(false, "a GPU copy in a CPU program: " + ep);
+}
+
+}  // namespace sdfc::codegen

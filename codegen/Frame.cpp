@@ -1,0 +1,743 @@
+// The library frame. See Frame.h.
+#include "codegen/Frame.h"
+
+#include <fmt/format.h>
+
+#include "codegen/CheckedSize.h"
+#include "ir/Diagnostic.h"
+#include "ir/Dump.h"
+#include "ir/JsonReader.h"
+#include "lang/CppEnvironment.h"
+
+#ifndef SDFC_VERSION
+#define SDFC_VERSION "0.0.0"
+#endif
+
+namespace sdfc::codegen {
+
+namespace {
+
+/// The call of `__program_<name>_internal` with the exceptions it may end in recorded as the
+/// call's error; `capture` (graph mode, capturing): also CaptureAbandoned, and __failed is set.
+void emit_call_internal(const std::string& name_, const std::vector<std::string>& call_args, bool capture,
+                        CodeWriter& w) {
+  w.open("try");
+  w.line(fmt::format("__program_{}_internal(__state{});", name_,
+                     call_args.empty() ? "" : ", " + fmt::format("{}", fmt::join(call_args, ", "))));
+  w.close();
+  if (capture) {
+    w.open("catch (const sdfc::gpu::CaptureAbandoned&)");
+    w.line("__abandoned = true;");
+    w.close();
+  }
+  std::string failed = capture ? "__failed = true; " : "";
+  w.open("catch (const sdfc::rt::SizeError& e)");
+  w.line(fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: %s\", e.what());", failed, name_));
+  w.close();
+  w.open("catch (const std::bad_alloc&)");
+  w.line(
+      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: out of memory while allocating transients\");",
+                  failed, name_));
+  w.close();
+  w.open("catch (...)");
+  w.line(
+      fmt::format("{}sdfc::rt::record_error(__state->__sdfc_error, \"{}: a C++ exception escaped from tasklet code\");",
+                  failed, name_));
+  w.close();
+}
+
+}  // namespace
+
+FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std::string file, EmittedBody body)
+    : root_(root),
+      options_(options),
+      file_(std::move(file)),
+      name_(root.name),
+      gpu_(options.target != Target::CPU),
+      body_(std::move(body)) {
+  all_sdfgs.push_back(&root_);
+  all_sdfgs.insert(all_sdfgs.end(), body_.nested_sdfgs.begin(), body_.nested_sdfgs.end());
+  SDFC_ASSERT(is_identifier(name_) && name_.rfind("__", 0) != 0, "SDFG name not legalized: " + name_);
+  sig = signature(root_);
+  st = state_type();
+
+  // Persistent and External transients of the top-level SDFG live in the state struct.
+  for (auto& [n, d] : root_.arrays) {
+    if (!d.transient) continue;
+    if (d.lifetime == Lifetime::Persistent) persistent.emplace_back(n, &d);
+    if (d.lifetime == Lifetime::External) external.emplace_back(n, &d);
+    SDFC_ASSERT(d.lifetime != Lifetime::Global, "Global lifetime not legalized: " + n);
+  }
+  for (auto& a : sig.args) {
+    std::string t = ctype(a.dtype);
+    if (a.kind == Argument::Kind::Array)
+      params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else if (a.by_pointer)
+      params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
+    else
+      params.push_back(fmt::format("{} {}", t, ident(a.name)));
+    call_args.push_back(ident(a.name));
+  }
+  for (auto& s : sig.init_symbols) {
+    init_params.push_back(fmt::format("{} {}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
+    init_args.push_back(ident(s));
+  }
+  param_list = params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", "));
+  init_list = fmt::format("{}", fmt::join(init_params, ", "));
+  for (auto& s : sig.init_symbols) {
+    wide_params.push_back(fmt::format("{} __arg_{}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
+    widen.push_back(fmt::format("const std::int64_t {0} = __arg_{0}; (void){0};", ident(s)));
+    wide_args.push_back("__arg_" + ident(s));
+  }
+  wide_list = wide_params.empty() ? "" : ", " + fmt::format("{}", fmt::join(wide_params, ", "));
+
+  for (auto& ws : root_.workspaces) {
+    std::string s(to_string(ws.storage));
+    workspace_of[s] = &ws;
+    for (auto& n : ws.members) by_storage[s].emplace_back(n, root_.find_data(n));
+  }
+  for (auto& [s, v] : by_storage) storages.push_back(s);
+  info = info_json();
+}
+
+GeneratedProgram FramePrinter::run() {
+  CodeWriter w;
+  prologue(w);
+  state_struct(w);
+  functions(w);
+  program_entry(w);
+  init_function(w);
+  exit_function(w);
+  external_memory(w);
+  workspace_hooks(w);
+  error_and_stream_hooks(w);
+  array_entry_points(w);
+  GeneratedProgram p;
+  p.name = name_;
+  p.files.push_back({name_ + (options_.target == Target::CUDA  ? ".cu"
+                              : options_.target == Target::HIP ? ".hip.cpp"
+                                                               : ".cpp"),
+                     w.str()});
+  p.header = c_header();
+  p.info_json = info;
+  p.libraries.assign(root_.libraries.begin(), root_.libraries.end());
+  return p;
+}
+
+std::string FramePrinter::info_json() const {
+  Json j = Json::object();
+  j["name"] = name_;
+  j["target"] = to_string(options_.target);
+  j["sdfc_version"] = SDFC_VERSION;
+  Json args = Json::array();
+  for (auto& a : sig.args) {
+    Json x = Json::object();
+    x["name"] = a.name;
+    x["kind"] = a.kind == Argument::Kind::Array ? "array" : a.kind == Argument::Kind::Scalar ? "scalar" : "symbol";
+    x["dtype"] = std::string(to_string(a.dtype));
+    x["by_pointer"] = a.by_pointer;
+    if (a.desc) {
+      Json shape = Json::array();
+      for (auto& s : a.desc->shape) shape.push_back(print_expr(simplify(s)));
+      x["shape"] = shape;
+      if (a.desc->kind == DataKind::Array) {
+        Json strides = Json::array();
+        for (auto& s : a.desc->strides) strides.push_back(print_expr(simplify(s)));
+        x["strides"] = strides;  // in elements
+        x["total_size"] = print_expr(simplify(a.desc->total_size));
+      }
+      x["storage"] = std::string(to_string(a.desc->storage));
+    }
+    args.push_back(x);
+  }
+  j["args"] = args;
+  j["init_symbols"] = sig.init_symbols;
+  j["external_storages"] = storages;
+  return j.dump();
+}
+
+std::string FramePrinter::persistent_free(const std::string& name, const DataDesc& d) const {
+  if (gpu_ && is_gpu_storage(d.storage))
+    return fmt::format("if (__state->__0_{0}) (void)sdfc::gpu::gpuFree(__state->__0_{0});", ident(name));
+  if (gpu_ && d.storage == StorageType::CPU_Pinned)
+    return fmt::format("if (__state->__0_{0}) (void)sdfc::gpu::gpuFreeHost(__state->__0_{0});", ident(name));
+  return fmt::format("delete[] __state->__0_{};", ident(name));
+}
+
+/// The file's head: what generated it, the includes, global code.
+void FramePrinter::prologue(CodeWriter& w) {
+  w.line(fmt::format("// Generated by sdfc {} from SDFG \"{}\" ({}). Do not edit: regenerate with sdfc compile.",
+                     SDFC_VERSION, name_, file_));
+  w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.",
+                     to_string(options_.target)));
+  for (auto& h : generated_std_includes()) w.line("#include " + h);
+  if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
+  w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
+  if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
+  if (root_.libraries.count("cblas")) w.line("#include \"sdfc/blas.h\"  // --blas vendor: CBLAS on host data");
+  if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
+  if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
+  w.line("");
+  if (!root_.global_code.code.empty()) {
+    w.line("// global_code of the SDFG");
+    w.raw(root_.global_code.code);
+  }
+  emit_located(options_.target, root_, root_.target_global_code, {"cpu", "cuda", "hip"}, "global_code", w, false);
+  for (const SDFG* n : body_.nested_sdfgs)
+    emit_located(options_.target, *n, n->target_global_code, {"cpu", "cuda", "hip"}, "global_code", w, false);
+  // (tasklet code_global is collected while the body is generated)
+  for (auto& g : body_.globals) {
+    w.line("// code_global of a tasklet");
+    w.raw(g);
+  }
+  w.line("");
+}
+
+/// The state struct, the handle registry, DaCe's stream hooks declared.
+void FramePrinter::state_struct(CodeWriter& w) {
+  w.open(fmt::format("struct {}", st));
+  for (auto& [n, d] : persistent)
+    w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // Persistent", ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : external)
+    w.line(fmt::format("{} * __restrict__ __0_{} = nullptr;  // External, set by __dace_set_external_memory_*",
+                       ctype(d->dtype), ident(n)));
+  for (auto& [n, d] : persistent)
+    w.line(fmt::format("std::size_t __sdfc_bytes_{} = 0;  // allocated at init", ident(n)));
+  for (auto& [s, v] : by_storage)
+    w.line(fmt::format(
+        "std::size_t __sdfc_workspace_bytes_{} = 0;  // the {} workspace's size for the symbols it was set with", s,
+        s));
+  w.line("sdfc::rt::ErrorSlot __sdfc_error;");
+  if (gpu_) w.line("sdfc::gpu::Context __sdfc_gpu;  // device, streams, events, the GPU's first error");
+  if (root_.libraries.count("cublas"))
+    w.line("sdfc::gpu::BlasHandle __sdfc_blas;  // the cuBLAS handle of --blas vendor calls, made at first use");
+  w.close(";");
+  w.line("");
+  w.line("// Why the last __dace_init_ on this thread failed (it returns null, as DaCe's does), or why the last");
+  w.line("// use of a null or finished handle was refused: __sdfc_last_error(NULL) reads it.");
+  w.line("static thread_local char __sdfc_init_failure[1024];");
+  w.line(
+      "static sdfc::rt::HandleRegistry __sdfc_handles;  // the instances __dace_init_ made and __dace_exit_ did not "
+      "end");
+  w.open("static bool __sdfc_live(const void* __handle, const char* __function)");
+  w.line("if (__sdfc_handles.live(__handle)) return true;");
+  w.line(fmt::format(
+      "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s: %s\", __function, __handle ? \"the "
+      "handle was not made by __dace_init_{0} or was already finished by __dace_exit_{0}\" : \"the handle is null "
+      "(__dace_init_{0} failed or was not called)\");",
+      name_));
+  w.line("return false;");
+  w.close();
+  if (gpu_) {
+    // DaCe's stream hooks, which init_code and CPP tasklets may call (GT4Py's init_code for
+    // "cuda": __dace_gpu_set_all_streams(__state, cudaStreamDefault)); defined below.
+    w.line(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream);", st));
+    w.line(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream);", st));
+  }
+  w.line("");
+}
+
+/// Nested SDFGs, kernels, and the internal body function.
+void FramePrinter::functions(CodeWriter& w) {
+  for (auto& f : body_.device_functions) {
+    w.raw(f);
+    w.line("");
+  }
+  for (auto& k : body_.kernels) {
+    w.raw(k);
+    w.line("");
+  }
+  for (auto& f : body_.functions) {
+    w.raw(f);
+    w.line("");
+  }
+  for (auto& [s, v] : by_storage)
+    w.line(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{});", s, st, wide_list));
+  w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, param_list));
+  w.raw(body_.text);
+  w.close();
+  w.line("");
+}
+
+/// __program_<name>: the checks, then the body (graph mode: replay, capture or plain).
+void FramePrinter::program_entry(CodeWriter& w) {
+  // __program_<name>: checks, then the body.
+  w.open(fmt::format("SDFC_EXPORT void __program_{}({}* __state{})", name_, st, param_list));
+  w.line(fmt::format("if (!__sdfc_live(__state, \"__program_{}\")) return;", name_));
+  if (gpu_ && root_.gpu_graph) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line("if (!__guard.ok()) return;");
+  } else if (gpu_) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line(fmt::format("// external-sync pass: the caller's stream waits for the previous call if it changed{}",
+                       root_.sync_streams.empty()
+                           ? ""
+                           : fmt::format("; streams {} wait for it", fmt::join(root_.sync_streams, ", "))));
+    w.line(fmt::format("if (!__guard.ok() || !sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx,
+                       fmt::join(root_.sync_streams, ", ")));
+  }
+  for (auto& [s, v] : by_storage) {
+    w.open(fmt::format("if (!__state->__0_{})", ident(v.front().first)));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: the external workspace for {} is not set; call "
+        "__dace_set_external_memory_{} after init and before the first call\");",
+        name_, s, s));
+    w.line("return;");
+    w.close();
+    w.open(fmt::format("if (__dace_get_external_memory_size_{}(__state{}{}) > __state->__sdfc_workspace_bytes_{})", s,
+                       init_args.empty() ? "" : ", ", fmt::join(init_args, ", "), s));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: these symbol values need a larger {} workspace than "
+        "the one set; set a workspace sized for them first\");",
+        name_, s));
+    w.line("return;");
+    w.close();
+  }
+  for (auto& [n, d] : persistent) {
+    w.open(fmt::format("if (!sdfc::rt::size_fits({}, sizeof({}), __state->__sdfc_bytes_{}))",
+                       checked_size(d->total_size), ctype(d->dtype), ident(n)));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: persistent transient {} needs more memory for these "
+        "symbol values than was allocated at init; initialize a new instance with the larger sizes\");",
+        name_, n));
+    w.line("return;");
+    w.close();
+  }
+  if (root_.gpu_graph) {
+    // The key: every argument's bytes and the External workspaces' pointers (sdfc/gpu.h, graphs).
+    std::vector<std::string> key;
+    for (auto& a : call_args) key.push_back(fmt::format("{{(const void*)&{0}, sizeof({0})}}", a));
+    for (auto& [s, v] : by_storage)
+      for (auto& [n, d] : v)
+        key.push_back(fmt::format("{{(const void*)&__state->__0_{0}, sizeof(__state->__0_{0})}}", ident(n)));
+    if (key.empty()) key.push_back("{nullptr, 0}");
+    w.line(fmt::format("// gpu-graph pass: the call's GPU work replays as one graph while these bytes stay the same"));
+    w.line(fmt::format("const sdfc::gpu::GraphArg __graph_args[] = {{{}}};", fmt::join(key, ", ")));
+    w.line("constexpr std::size_t __graph_count = sizeof(__graph_args) / sizeof(__graph_args[0]);");
+    w.line(fmt::format("if (sdfc::gpu::graph_replay({}, __graph_args, __graph_count)) return;", kCtx));
+    w.open(fmt::format("if (!sdfc::gpu::graph_plain({}, __graph_args, __graph_count))", kCtx));
+    w.line("// the host code runs once with the streams capturing (nothing executes), then the graph is");
+    w.line("// updated or instantiated and launched as the call's work");
+    w.line(fmt::format("if (!sdfc::gpu::graph_begin({})) return;", kCtx));
+    w.line(
+        fmt::format("bool __failed = !sdfc::gpu::enter_call({}, {{{}}});", kCtx, fmt::join(root_.sync_streams, ", ")));
+    w.line("bool __abandoned = false;");
+    w.open("if (!__failed)");
+    emit_call_internal(name_, call_args, true, w);
+    w.close();
+    w.open("if (!__abandoned)");
+    w.line(fmt::format("sdfc::gpu::graph_end({}, __graph_args, __graph_count, __failed || __state->__sdfc_error.set);",
+                       kCtx));
+    w.line("return;");
+    w.close();
+    w.line(fmt::format("sdfc::gpu::graph_abandon({}, __graph_args, __graph_count);", kCtx));
+    w.close();
+    w.line("// these arguments lead to host work a replay would skip: the call runs without a graph");
+    w.line(fmt::format("if (!sdfc::gpu::enter_call({}, {{{}}})) return;", kCtx, fmt::join(root_.sync_streams, ", ")));
+  }
+  emit_call_internal(name_, call_args, false, w);
+  w.close();
+  w.line("");
+}
+
+/// __dace_init_<name>: the state, the GPU context, init code, persistent transients.
+void FramePrinter::init_function(CodeWriter& w) {
+  // __dace_init_<name>
+  w.open(fmt::format("SDFC_EXPORT {}* __dace_init_{}({})", st, name_, init_list));
+  w.line("__sdfc_init_failure[0] = '\\0';");
+  w.line(fmt::format("{0}* __state = new (std::nothrow) {0}();", st));
+  w.open("if (!__state)");
+  w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"out of memory\");");
+  w.line("return nullptr;");
+  w.close();
+  w.line("__sdfc_handles.add(__state);  // before init_code, which may call the stream hooks with it");
+  // Nothing may leave an extern "C" function: an exception from init code (or the allocations)
+  // frees what was made and returns null with the reason.
+  w.open("try");
+  if (gpu_) {
+    w.open(fmt::format("if (!sdfc::gpu::init({0}, {1}, {2}){3})", kCtx, options_.gpu_streams, root_.num_events,
+                       root_.gpu_graph ? fmt::format(" || !sdfc::gpu::enable_graphs({})", kCtx) : ""));
+    w.line(
+        fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
+    if (root_.gpu_graph) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    w.line("__sdfc_handles.remove(__state);");
+    w.line("delete __state;");
+    w.line("return nullptr;");
+    w.close();
+  }
+  // As DaCe: the GPU target's init_code once its streams exist, then the frame's and the CPU's.
+  emit_located(options_.target, root_, root_.target_init_code, {"cuda", "hip"}, "init_code", w, true);
+  for (const SDFG* n : body_.nested_sdfgs)
+    emit_located(options_.target, *n, n->target_init_code, {"cuda", "hip"}, "init_code", w, true);
+  if (!root_.init_code.code.empty()) {
+    w.open("");
+    w.line("// init_code of the SDFG");
+    w.raw(root_.init_code.code);
+    w.close();
+  }
+  emit_located(options_.target, root_, root_.target_init_code, {"cpu"}, "init_code", w, true);
+  for (const SDFG* n : body_.nested_sdfgs)
+    emit_located(options_.target, *n, n->target_init_code, {"cpu"}, "init_code", w, true);
+  if (gpu_ && body_.uses_pool)
+    w.line(fmt::format("(void)sdfc::gpu::enable_pool({}, UINT64_MAX);  // pooled transients: keep freed blocks", kCtx));
+  for (auto& code : body_.init_codes) {
+    w.open("");
+    w.line("// init_code of a nested SDFG");
+    w.raw(code);
+    w.close();
+  }
+  // Every size first, with checked arithmetic (codegen/CheckedSize.h): a negative or overflowing
+  // size is refused (sdfc::rt::SizeError, caught below) before anything is allocated.
+  for (auto& [n, d] : persistent)
+    w.line(fmt::format(
+        "const std::size_t __sdfc_count_{} = {};", ident(n),
+        checked_count("persistent transient " + n, d->total_size, fmt::format("sizeof({})", ctype(d->dtype)))));
+  for (auto& [n, d] : persistent) {
+    w.line(fmt::format("__state->__sdfc_bytes_{0} = __sdfc_count_{0} * sizeof({1});", ident(n), ctype(d->dtype)));
+    if (gpu_ && is_gpu_storage(d->storage))
+      w.line(fmt::format("(void)sdfc::gpu::gpuMalloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
+                         ident(n)));
+    else if (gpu_ && d->storage == StorageType::CPU_Pinned)
+      w.line(fmt::format("(void)sdfc::gpu::gpuHostAlloc((void**)&__state->__0_{}, __state->__sdfc_bytes_{});", ident(n),
+                         ident(n)));
+    else
+      w.line(fmt::format("__state->__0_{0} = new (std::nothrow) {1}[__sdfc_count_{0}];", ident(n), ctype(d->dtype)));
+    w.open(fmt::format("if (!__state->__0_{})", ident(n)));
+    for (auto& [n2, d2] : persistent) w.line(persistent_free(n2, *d2));
+    w.line(
+        fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"cannot allocate persistent "
+                    "transient {} (out of memory)\");",
+                    n));
+    if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    w.line("__sdfc_handles.remove(__state);");
+    w.line("delete __state;");
+    w.line("return nullptr;");
+    w.close();
+  }
+  w.close();
+  w.open("catch (const sdfc::rt::SizeError& e)");
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", e.what());");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("__sdfc_handles.remove(__state);");
+  w.line("delete __state;");
+  w.line("return nullptr;");
+  w.close();
+  w.open("catch (...)");
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line(
+      "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"an exception escaped from init code or an "
+      "allocation\");");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("__sdfc_handles.remove(__state);");
+  w.line("delete __state;");
+  w.line("return nullptr;");
+  w.close();
+  w.line("return __state;");
+  w.close();
+  w.line("");
+}
+
+/// __dace_exit_<name>: exit code, then everything the state owns.
+void FramePrinter::exit_function(CodeWriter& w) {
+  // __dace_exit_<name>
+  w.open(fmt::format("SDFC_EXPORT int __dace_exit_{}({}* __state)", name_, st));
+  w.line(fmt::format("if (!__sdfc_live(__state, \"__dace_exit_{}\")) return 1;", name_));
+  w.line("__sdfc_handles.remove(__state);  // from here on, every use of the handle is refused");
+  if (!root_.exit_code.code.empty()) {
+    w.open("");
+    w.line("// exit_code of the SDFG");
+    w.raw(root_.exit_code.code);
+    w.close();
+  }
+  for (auto& code : body_.exit_codes) {
+    w.open("");
+    w.line("// exit_code of a nested SDFG");
+    w.raw(code);
+    w.close();
+  }
+  // As DaCe: the frame's and the CPU's exit_code, then the GPU target's while its streams exist.
+  for (const SDFG* n : all_sdfgs)
+    emit_located(options_.target, *n, n->target_exit_code, {"cpu", "cuda", "hip"}, "exit_code", w, true);
+  if (gpu_) {
+    w.line(fmt::format("sdfc::gpu::DeviceGuard __guard({});", kCtx));
+    w.line(fmt::format("sdfc::gpu::wait_idle({});  // never the caller's stream: it may be gone by now", kCtx));
+  }
+  for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));
+  w.line(gpu_ ? fmt::format("int __err = __state->__sdfc_error.set || {}.error.set;", kCtx)
+              : "int __err = __state->__sdfc_error.set;");
+  if (root_.libraries.count("cublas")) w.line("sdfc::gpu::blas_destroy(__state->__sdfc_blas);  // before the streams");
+  if (gpu_) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+  w.line("delete __state;");
+  w.line("return __err;");
+  w.close();
+  w.line("");
+}
+
+/// DaCe's external-memory pair per storage.
+void FramePrinter::external_memory(CodeWriter& w) {
+  // DaCe's external-memory pair, one per storage, with the offsets workspace-layout chose. Sizes
+  // and offsets are computed in 64 bits, whatever the symbols' types.
+  for (auto& [s, v] : by_storage) {
+    w.open(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{})", s, st, wide_list));
+    w.line("(void)__state;");
+    for (auto& l : widen) w.line(l);
+    // A size that overflows or is negative for these symbol values reads as SIZE_MAX: no
+    // workspace is that large, so installing one and every call are refused.
+    w.open("try");
+    w.line(fmt::format("return {};", checked_count("the " + s + " workspace", workspace_of[s]->bytes, "1")));
+    w.close();
+    w.open("catch (const sdfc::rt::SizeError&)");
+    w.line("return SIZE_MAX;");
+    w.close();
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT void __dace_set_external_memory_{}({}* __state, char* ptr{})", s, st, wide_list));
+    w.line(fmt::format("if (!__sdfc_live(__state, \"__dace_set_external_memory_{}\")) return;", s));
+    // DaCe's setter has no size to check (__sdfc_set_workspace has); the alignment it can check.
+    w.open(fmt::format("if (reinterpret_cast<std::uintptr_t>(ptr) % {} != 0)", workspace_of[s]->alignment));
+    w.line(fmt::format(
+        "sdfc::rt::record_error(__state->__sdfc_error, \"{}: the {} workspace at %p is not aligned to {} bytes; "
+        "nothing was installed\", static_cast<void*>(ptr));",
+        name_, s, workspace_of[s]->alignment));
+    w.line("return;");
+    w.close();
+    w.line(
+        fmt::format("__state->__sdfc_workspace_bytes_{} = ptr ? __dace_get_external_memory_size_{}(__state{}{}) : 0;",
+                    s, s, wide_args.empty() ? "" : ", ", fmt::join(wide_args, ", ")));
+    for (auto& l : widen) w.line(l);
+    for (auto& [n, d] : v)
+      w.line(
+          fmt::format("__state->__0_{} = reinterpret_cast<{}*>(ptr ? ptr + static_cast<std::size_t>({}) : nullptr);  "
+                      "// offset chosen by workspace-layout",
+                      ident(n), ctype(d->dtype), sym(d->workspace_offset)));
+    w.close();
+    w.line("");
+  }
+}
+
+/// sdfc's checked workspace hooks.
+void FramePrinter::workspace_hooks(CodeWriter& w) {
+  // sdfc's checked workspace hooks: symbols come as an array of pointers (init order).
+  std::vector<std::string> unpack_syms;
+  for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
+    unpack_syms.push_back(fmt::format("*static_cast<{}*>(syms[{}])",
+                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+  std::string sym_call = unpack_syms.empty() ? "" : ", " + fmt::format("{}", fmt::join(unpack_syms, ", "));
+  w.line("/// Bytes of the workspace for `storage` (0 when the program has none), with the symbol values at `syms`.");
+  w.open(
+      fmt::format("SDFC_EXPORT std::size_t __sdfc_workspace_size({}* __state, const char* storage, void** syms)", st));
+  w.line("(void)__state; (void)storage; (void)syms;");
+  if (!by_storage.empty()) {
+    w.line("if (!storage) return 0;");
+    if (!sig.init_symbols.empty()) w.line("if (!syms) return 0;");
+  }
+  for (auto& [s, v] : by_storage)
+    w.line(
+        fmt::format("if (std::strcmp(storage, \"{0}\") == 0) return __dace_get_external_memory_size_{0}(__state{1});",
+                    s, sym_call));
+  w.line("return 0;");
+  w.close();
+  w.line("/// Installs a workspace after checking it; returns nullptr, or why it was rejected (nothing installed).");
+  w.open(
+      fmt::format("SDFC_EXPORT const char* __sdfc_set_workspace({}* __state, const char* storage, void* ptr, "
+                  "std::size_t bytes, void** syms)",
+                  st));
+  w.line("static thread_local char why[512];");
+  w.line("if (!__sdfc_live(__state, \"__sdfc_set_workspace\")) return __sdfc_init_failure;");
+  w.line("if (!storage) return \"the storage name is null\";");
+  if (!sig.init_symbols.empty()) w.line("if (!syms) return \"the symbol values (syms) are null\";");
+  for (auto& [s, v] : by_storage) {
+    std::size_t align = workspace_of[s]->alignment;
+    w.open(fmt::format("if (std::strcmp(storage, \"{}\") == 0)", s));
+    w.line(fmt::format("std::size_t need = __dace_get_external_memory_size_{}(__state{});", s, sym_call));
+    w.line("if (!ptr) return \"the workspace pointer is null\";");
+    w.open("if (need == SIZE_MAX)");
+    w.line("return " +
+           c_string(fmt::format("the size of the {} workspace ({}) overflows or is negative for these symbol values", s,
+                                print_expr(workspace_of[s]->bytes))) +
+           ";");
+    w.close();
+    w.open("if (bytes < need)");
+    w.line(
+        fmt::format("std::snprintf(why, sizeof why, \"the {} workspace has %zu bytes but the program needs %zu for "
+                    "these symbol values\", bytes, need);",
+                    s));
+    w.line("return why;");
+    w.close();
+    w.open(fmt::format("if (reinterpret_cast<std::uintptr_t>(ptr) % {} != 0)", align));
+    w.line(
+        fmt::format("std::snprintf(why, sizeof why, \"the {} workspace at %p is not aligned to {} bytes (the largest "
+                    "element size)\", ptr);",
+                    s, align));
+    w.line("return why;");
+    w.close();
+    if (gpu_)
+      w.line(fmt::format(
+          "if (const char* bad = sdfc::gpu::check_workspace_memory({}, \"{}\", ptr, why, sizeof why)) return bad;",
+          kCtx, s));
+    w.line(fmt::format("__dace_set_external_memory_{}(__state, static_cast<char*>(ptr){});", s, sym_call));
+    w.line("return nullptr;");
+    w.close();
+  }
+  w.line(
+      "std::snprintf(why, sizeof why, \"the program has no external workspace of storage %s\", storage ? storage : "
+      "\"(null)\");");
+  w.line("(void)ptr; (void)bytes; (void)syms;");
+  w.line("return why;");
+  w.close();
+}
+
+/// sdfc's error hooks, DaCe's GPU hooks and the caller's-stream hook.
+void FramePrinter::error_and_stream_hooks(CodeWriter& w) {
+  // sdfc's hooks.
+  w.line("/// Why the last __dace_init_ on this thread failed (\"\" after a successful one).");
+  w.open("SDFC_EXPORT const char* __sdfc_init_error()");
+  w.line("return __sdfc_init_failure;");
+  w.close();
+  w.line("/// The program's error; with a null handle, why the last init on this thread failed (or null).");
+  w.open(fmt::format("SDFC_EXPORT const char* __sdfc_last_error({}* __state)", st));
+  w.line("if (!__sdfc_handles.live(__state)) return __sdfc_init_failure[0] ? __sdfc_init_failure : nullptr;");
+  if (gpu_) w.line(fmt::format("if ({0}.error.set) return {0}.error.message;", kCtx));
+  w.line("return __state->__sdfc_error.set ? __state->__sdfc_error.message : nullptr;");
+  w.close();
+  w.open(fmt::format("SDFC_EXPORT void __sdfc_clear_error({}* __state)", st));
+  w.line("if (!__sdfc_live(__state, \"__sdfc_clear_error\")) return;");
+  w.line("__state->__sdfc_error = sdfc::rt::ErrorSlot();");
+  if (gpu_) w.line(fmt::format("{}.error = sdfc::rt::ErrorSlot();", kCtx));
+  w.close();
+  if (gpu_) {
+    w.line("// DaCe's GPU hooks.");
+    w.open(fmt::format("SDFC_EXPORT int __dace_gpu_last_error({}* __state)", st));
+    w.line(fmt::format(
+        "return __sdfc_live(__state, \"__dace_gpu_last_error\") ? sdfc::gpu::dace_gpu_last_error({}) : 1;", kCtx));
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream)", st));
+    w.line(fmt::format(
+        "return __sdfc_live(__state, \"__dace_gpu_set_stream\") && sdfc::gpu::dace_gpu_set_stream({}, id, stream);",
+        kCtx));
+    w.close();
+    w.open(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream)", st));
+    w.line(fmt::format(
+        "if (__sdfc_live(__state, \"__dace_gpu_set_all_streams\")) sdfc::gpu::dace_gpu_set_all_streams({}, stream);",
+        kCtx));
+    w.close();
+    w.line("/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.");
+    w.open(
+        fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
+    w.line("if (!__sdfc_live(__state, \"__sdfc_set_external_stream\")) return __sdfc_init_failure;");
+    w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
+    w.close();
+    w.line("/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).");
+    w.open("SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes)");
+    w.line("void* p = nullptr;");
+    w.line("return sdfc::gpu::gpuMalloc(&p, bytes) == sdfc::gpu::kSuccess ? p : nullptr;");
+    w.close();
+    w.open("SDFC_EXPORT void __sdfc_device_free(void* p)");
+    w.line("(void)sdfc::gpu::gpuFree(p);");
+    w.close();
+    w.open("SDFC_EXPORT int __sdfc_pointer_is_device(const void* p)");
+    w.line("sdfc::gpu::PointerInfo info{};");
+    w.line("if (sdfc::gpu::pointer_info(p, &info) != sdfc::gpu::kSuccess) return 0;");
+    w.line("return info.kind == sdfc::gpu::MemoryKind::kDevice || info.kind == sdfc::gpu::MemoryKind::kManaged;");
+    w.close();
+    w.open("SDFC_EXPORT int __sdfc_device_copy(void* dst, const void* src, std::size_t bytes)");
+    w.line("return sdfc::gpu::gpuMemcpy(dst, src, bytes, sdfc::gpu::kMemcpyDefault) == sdfc::gpu::kSuccess ? 0 : 1;");
+    w.close();
+  } else {
+    w.line("/// A CPU program has no GPU work to order against a caller's stream: always rejected.");
+    w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, void* stream)", st));
+    w.line("(void)__state; (void)stream;");
+    w.line(fmt::format(
+        "return \"program {} was compiled for the CPU (--target cpu): it has no GPU work to order against a "
+        "caller's stream; compile with --target cuda or hip\";",
+        name_));
+    w.close();
+  }
+}
+
+/// The program info and the entry points taking arguments as arrays of pointers.
+void FramePrinter::array_entry_points(CodeWriter& w) {
+  w.line("/// The program's arguments as JSON (names, kinds, dtypes, shapes), for binding by name.");
+  w.open("SDFC_EXPORT const char* __sdfc_program_info()");
+  w.line(fmt::format("return {};", c_string(info)));
+  w.close();
+  w.line("/// Calls with arguments passed as an array of pointers to each value (DaCe's arglist order).");
+  w.open("SDFC_EXPORT void* __sdfc_init(void** args)");
+  std::vector<std::string> unpack_init;
+  for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
+    unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])",
+                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+  w.line(fmt::format("(void)args;"));
+  if (!unpack_init.empty()) {
+    w.open("if (!args)");
+    w.line(
+        "std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"__sdfc_init: the argument array is null\");");
+    w.line("return nullptr;");
+    w.close();
+  }
+  w.line(fmt::format("return __dace_init_{}({});", name_, fmt::join(unpack_init, ", ")));
+  w.close();
+  w.open("SDFC_EXPORT void __sdfc_call(void* state, void** args)");
+  std::vector<std::string> unpack;
+  for (std::size_t i = 0; i < sig.args.size(); ++i) {
+    const Argument& a = sig.args[i];
+    std::string t = ctype(a.dtype) + (a.by_pointer ? "*" : "");
+    unpack.push_back(fmt::format("*static_cast<{}*>(args[{}])", t, i));
+  }
+  w.line("(void)args;");
+  if (!unpack.empty()) {
+    // The handle first: the arguments of a finished or foreign handle are never read.
+    w.line("if (!__sdfc_live(state, \"__sdfc_call\")) return;");
+    w.open("if (!args)");
+    w.line("sdfc::rt::record_error(static_cast<" + st +
+           "*>(state)->__sdfc_error, \"__sdfc_call: the argument array is null\");");
+    w.line("return;");
+    w.close();
+  }
+  w.line(fmt::format("__program_{}(static_cast<{}*>(state){}{});", name_, st, unpack.empty() ? "" : ", ",
+                     fmt::join(unpack, ", ")));
+  w.close();
+}
+
+std::string FramePrinter::c_header() const {
+  CodeWriter h;
+  h.line(fmt::format("// C interface of the sdfc-built program \"{}\" (DaCe's ABI plus sdfc's hooks).", name_));
+  h.line("#pragma once");
+  h.line("#include <stddef.h>");
+  h.line("#include <stdint.h>");
+  h.line("#ifdef __cplusplus");
+  h.line("extern \"C\" {");
+  h.line("#endif");
+  h.line(fmt::format("typedef void* {}Handle_t;", name_));
+  h.line(fmt::format("{0}Handle_t __dace_init_{0}({1});", name_, init_params.empty() ? "void" : init_list));
+  std::string cparams;
+  for (auto& p : params) cparams += ", " + p;
+  h.line(fmt::format("void __program_{0}({0}Handle_t handle{1});", name_, cparams));
+  h.line(fmt::format("int __dace_exit_{0}({0}Handle_t handle);", name_));
+  for (auto& s : storages) {
+    h.line(fmt::format("size_t __dace_get_external_memory_size_{}({}Handle_t handle{}{});", s, name_,
+                       init_list.empty() ? "" : ", ", init_list));
+    h.line(fmt::format("void __dace_set_external_memory_{}({}Handle_t handle, char* ptr{}{});", s, name_,
+                       init_list.empty() ? "" : ", ", init_list));
+  }
+  h.line(fmt::format("const char* __sdfc_last_error({}Handle_t handle);", name_));
+  h.line(fmt::format("void __sdfc_clear_error({}Handle_t handle);", name_));
+  h.line("const char* __sdfc_program_info(void);");
+  h.line(fmt::format("size_t __sdfc_workspace_size({}Handle_t handle, const char* storage, void** symbols);", name_));
+  h.line(
+      fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, "
+                  "void** symbols);",
+                  name_));
+  h.line(fmt::format(
+      "const char* __sdfc_set_external_stream({}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */",
+      name_));
+  h.line("void* __sdfc_init(void** symbols);");
+  h.line("void __sdfc_call(void* handle, void** args);");
+  h.line("#ifdef __cplusplus");
+  h.line("}");
+  h.line("#endif");
+
+  return h.str();
+}
+
+}  // namespace sdfc::codegen

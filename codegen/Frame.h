@@ -1,0 +1,64 @@
+/// \file
+/// The library frame (internal to codegen/): wraps the body the emitters printed into the
+/// program's source file — the state struct, DaCe's entry points (`__dace_init_`, `__program_`,
+/// `__dace_exit_`, the external-memory pair), sdfc's hooks — and its C header. One method per
+/// exported function group; the fixed texts are templates.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/Codegen.h"
+#include "codegen/Emitter.h"
+#include "ir/Signature.h"
+
+namespace sdfc::codegen {
+
+class FramePrinter {
+ public:
+  FramePrinter(const SDFG& root, const CompileOptions& options, std::string file, EmittedBody body);
+  GeneratedProgram run();
+
+ private:
+  const SDFG& root_;
+  const CompileOptions& options_;
+  std::string file_;
+  std::string name_;
+  bool gpu_;
+  EmittedBody body_;
+  std::vector<const SDFG*> all_sdfgs;  ///< the root, then the nested SDFGs emitted
+
+  // What every part of the frame prints from (computed once by the constructor).
+  Signature sig;
+  std::string st;                                                             ///< the state struct's name
+  std::vector<std::pair<std::string, const DataDesc*>> persistent, external;  ///< transients in the state struct
+  std::vector<std::string> params, call_args, init_params, init_args;         ///< C parameters and call arguments
+  std::string param_list, init_list;
+  /// The workspace functions take the init symbols as __arg_<name> and compute in 64 bits.
+  std::vector<std::string> wide_params, widen, wide_args;
+  std::string wide_list;
+  /// External transients by workspace, as workspace-layout placed them.
+  std::map<std::string, std::vector<std::pair<std::string, const DataDesc*>>> by_storage;
+  std::map<std::string, const Workspace*> workspace_of;
+  std::vector<std::string> storages;
+  std::string info;  ///< what __sdfc_program_info returns
+
+  void prologue(CodeWriter& w);
+  void state_struct(CodeWriter& w);
+  void functions(CodeWriter& w);
+  void program_entry(CodeWriter& w);
+  void init_function(CodeWriter& w);
+  void exit_function(CodeWriter& w);
+  void external_memory(CodeWriter& w);
+  void workspace_hooks(CodeWriter& w);
+  void error_and_stream_hooks(CodeWriter& w);
+  void array_entry_points(CodeWriter& w);
+  std::string c_header() const;
+  std::string info_json() const;
+  std::string persistent_free(const std::string& name, const DataDesc& d) const;
+  std::string state_type() const { return name_ + "_state_t"; }
+};
+
+}  // namespace sdfc::codegen

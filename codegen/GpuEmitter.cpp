@@ -1,0 +1,304 @@
+// The GPU emitter: kernels, their launches and GPU copies (CUDA and HIP). See Emitter.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "codegen/CheckedSize.h"
+#include "codegen/Emitter.h"
+#include "ir/Diagnostic.h"
+#include "ir/Dump.h"
+#include "ir/Signature.h"
+#include "lang/CppEnvironment.h"
+#include "lang/PythonTasklet.h"
+#include "passes/Legalize.h"
+
+namespace sdfc::codegen {
+
+/// A kernel whose thread-block maps run as the block's threads: one block per point of the
+/// kernel map (its parameters from blockIdx), the block shape from the thread-block maps.
+void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& ptr, int id,
+                                   const std::vector<std::string>& params, const std::vector<std::string>& args,
+                                   CodeWriter& w) {
+  const int* block = st.node(id).kernel->block;
+  const Node& n = st.node(id);
+  const MapInfo& m = n.map;
+  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::size_t dims = m.params.size();
+  const char* axis[] = {"x", "y", "z"};
+  int threads = block[0] * block[1] * block[2];
+  std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
+  CodeWriter kw;
+  kw.line(fmt::format(
+      "// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads", m.label,
+      range_str(m.range), np));
+  kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+  for (std::size_t k = 0; k < dims; ++k) {
+    const RangeDim& r = m.range[dims - 1 - k];
+    kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};",
+                        ident(m.params[dims - 1 - k]), sym(r.start), axis[k], sym(r.step)));
+  }
+  kc.block_kernel = id;
+  in_kernel_ = true;
+  emit_scope(kc, st, ptr, id, kw, true);
+  in_kernel_ = false;
+  kw.close();
+  out_.kernels.push_back(kw.str());
+
+  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}, blocks of {} x {} x {} threads", m.label,
+                     range_str(m.range), np, kname, n.stream, block[0], block[1], block[2]));
+  stream_waits(n.stream, n.wait_events, w);
+  w.open("");
+  std::vector<std::string> counts, grid;
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (k < dims) {
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(extent(m.range[dims - 1 - k]))));
+      counts.push_back(fmt::format("__n{} > 0", axis[k]));
+      grid.push_back(fmt::format("static_cast<unsigned>(__n{})", axis[k]));
+    } else {
+      grid.push_back("1u");
+    }
+  }
+  emit_launch(n, kname, counts, grid, block, args, w);
+}
+
+/// A GPU_Device map: a __global__ kernel (one thread per point, the last parameter on x) and
+/// its launch on the stream the stream-assignment pass chose. Its dynamic range inputs are read
+/// on the host before the launch (the grid depends on them) and passed by value.
+void GpuEmitter::emit_kernel(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+  auto dyn = dynamic_range_inputs(*c.sdfg, st, id);
+  if (dyn.empty()) return emit_kernel_launch(c, st, ptr, id, w);
+  w.open("");
+  declare_dynamic_inputs(c, st, dyn, ptr + "/nodes/" + std::to_string(id), w);
+  emit_kernel_launch(c, st, ptr, id, w);
+  w.close();
+}
+
+/// The kernel's parameters and the launch's arguments, as outline-kernels decided them; host
+/// scalars become values in the kernel's context.
+void GpuEmitter::kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, std::vector<std::string>& params,
+                                  std::vector<std::string>& args) {
+  using K = KernelPlan::Param::Kind;
+  for (auto& p : k.params) {
+    std::string name = ident(p.name);
+    switch (p.kind) {
+      case K::Pointer:
+      case K::ConstPointer:
+        params.push_back(
+            fmt::format("{}{}* __restrict__ {}", p.kind == K::ConstPointer ? "const " : "", ctype(p.type), name));
+        args.push_back(name);
+        break;
+      case K::HostScalar: {
+        params.push_back(fmt::format("const {} {}", ctype(p.type), name));
+        bool value = c.access.count(p.name) && c.access.at(p.name) == Access::Value;
+        args.push_back(value ? name : name + "[0]");
+        kc.access[p.name] = Access::Value;
+        break;
+      }
+      case K::DynamicInput:
+      case K::Symbol:
+        params.push_back(fmt::format("const {} {}", ctype(p.type), name));
+        args.push_back(name);
+        break;
+    }
+  }
+}
+
+void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
+  const Node& n = st.node(id);
+  const MapInfo& m = n.map;
+  std::string np = ptr + "/nodes/" + std::to_string(id);
+  SDFC_ASSERT(n.kernel, "GPU map not outlined (outline-kernels): " + np);
+  const KernelPlan& plan = *n.kernel;
+  std::size_t dims = m.params.size();
+  std::vector<std::string> params, args;
+  Ctx kc = c;
+  kc.in_kernel = true;
+  kc.parallel = true;
+  kernel_signature(plan, c, kc, params, args);
+  if (plan.thread_block) {
+    emit_block_kernel(kc, st, ptr, id, params, args, w);
+    return;
+  }
+  const int* block = plan.block;
+  int threads = block[0] * block[1] * block[2];
+  std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
+
+  CodeWriter kw;
+  kw.line(fmt::format("// GPU kernel of map {}[{}] ({})", m.label, range_str(m.range), np));
+  kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+  // Each thread computes `rows` consecutive points along axis `march` (outline-kernels).
+  const int rows = plan.rows;
+  const std::size_t march = static_cast<std::size_t>(plan.march);
+  const char* axis[] = {"x", "y", "z"};
+  // Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
+  // fastest-varying last); each thread decodes its point with divisions, as DaCe does.
+  auto z_extent = [&] {
+    Expr e = make_int(1);
+    for (std::size_t d = 0; d + 2 < dims; ++d) e = make_binary(BinOp::Mul, e, extent(m.range[d]));
+    return simplify(e);
+  };
+  auto index = [&](std::size_t k) {
+    if (k == 2 && dims > 3) {
+      kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
+      kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent())));
+      kw.line("int64_t __rz = __tz;");
+      for (std::size_t d = dims - 2; d-- > 0;) {
+        const RangeDim& r = m.range[d];
+        if (d > 0) {
+          kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start),
+                              sym(extent(r)), sym(r.step)));
+          kw.line(fmt::format("__rz /= {};", sym(extent(r))));
+        } else {
+          kw.line(fmt::format("const int64_t {} = {} + __rz * {};", ident(m.params[d]), sym(r.start), sym(r.step)));
+        }
+      }
+      return;
+    }
+    std::size_t dim = dims - 1 - k;  // the last parameter runs along x
+    const RangeDim& r = m.range[dim];
+    if (k == march && rows > 1) {
+      kw.line(fmt::format(
+          "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};", axis[k],
+          rows));
+      kw.line("#pragma unroll");
+      kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
+      kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
+    } else {
+      kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
+                          axis[k]));
+    }
+    kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
+    kw.line(
+        fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
+  };
+  // With rows > 1 the marching loop is innermost: the other axes first.
+  for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
+    if (k < dims) index(k);
+  in_kernel_ = true;
+  emit_scope(kc, st, ptr, id, kw, true);
+  in_kernel_ = false;
+  if (rows > 1) kw.close();
+  kw.close();
+  out_.kernels.push_back(kw.str());
+
+  // The launch.
+  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}", m.label, range_str(m.range), np, kname,
+                     n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : ""));
+  stream_waits(n.stream, n.wait_events, w);
+  w.open("");
+  std::vector<std::string> counts;
+  for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
+    std::size_t dim = dims - 1 - k;
+    w.line(
+        fmt::format("const int64_t __n{} = {};", axis[k], sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
+    counts.push_back(fmt::format("__n{} > 0", axis[k]));
+  }
+  std::vector<std::string> grid;
+  for (std::size_t k = 0; k < 3; ++k) {
+    int per_block = block[k] * (k == march ? rows : 1);
+    grid.push_back(k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block)
+                            : "1u");
+  }
+  emit_launch(n, kname, counts, grid, block, args, w);
+}
+
+/// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
+/// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
+/// on the map's stream, and the event the synchronization pass wants recorded after it.
+void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
+                             const std::vector<std::string>& grid, const int* block,
+                             const std::vector<std::string>& args, CodeWriter& w) {
+  w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
+  w.line(
+      fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
+  w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
+  w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
+  w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
+  w.close();
+  w.close();
+  stream_record(n.stream, n.record_event, w);
+}
+
+/// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for
+/// contiguous data, otherwise cudaMemcpy2DAsync for each 2D block of rows (host loops over
+/// the outer dimensions of an N-D block; strided single elements are rows of one element).
+void GpuEmitter::emit_gpu_copy(const Ctx& c, const std::string& src, const std::string& dst, const Range& rs,
+                               const Range& rd, const std::vector<std::size_t>& ds, const std::vector<std::size_t>& dd,
+                               const DataEdge& e, const std::string& ep, CodeWriter& w) {
+  const DataDesc& sd = *c.data(src);
+  const DataDesc& dd_desc = *c.data(dst);
+  if (e.memlet.wcr)
+    unsupported(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
+  std::string elem = ctype(dd_desc.dtype);
+  w.line(fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
+  stream_waits(e.stream, e.wait_events, w);
+  // Contiguous: every moved dimension but the first covers the whole extent with C-order strides.
+  auto contiguous = [&](const DataDesc& d, const Range& r, const std::vector<std::size_t>& moved) {
+    if (moved.empty()) return true;
+    for (std::size_t k = moved.front() + 1; k < r.size(); ++k) {
+      if (as_constant(simplify(r[k].start)) != 0 || !equal(simplify(extent(r[k])), simplify(d.shape[k]))) return false;
+    }
+    auto cs = c_order_strides(d.shape);
+    for (std::size_t k = moved.front(); k < r.size(); ++k)
+      if (!equal(simplify(cs[k]), simplify(d.strides[k]))) return false;
+    for (auto& x : r)
+      if (as_constant(x.step) != 1) return false;
+    return true;
+  };
+  Expr count = make_int(1);
+  for (auto k : ds) count = make_binary(BinOp::Mul, count, extent(rs[k]));
+  std::string from = address(c, src, starts(rs), ep), to = address(c, dst, starts(rd), ep);
+  if (sd.dtype != dd_desc.dtype) unsupported(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", src, dst));
+  if (contiguous(sd, rs, ds) && contiguous(dd_desc, rd, dd)) {
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpyAsync({}, {}, {} * sizeof({}), sdfc::gpu::kMemcpyDefault, {})",
+                                 to, from, wide_size(count), elem, gpu_stream(e.stream))));
+    return;
+  }
+  // Otherwise: rows of a 2D block per cudaMemcpy2DAsync, in host loops over the outer moved
+  // dimensions. A row is the innermost moved dimension when it has unit strides and steps on
+  // both sides (a run of elements), else one element; the row pitch is stride * step of the
+  // next moved dimension outwards.
+  auto unit = [](const DataDesc& d, const Range& r, std::size_t k) {
+    return as_constant(simplify(d.strides[k])) == 1 && as_constant(r[k].step) == 1;
+  };
+  std::size_t n = ds.size();
+  bool runs = unit(sd, rs, ds[n - 1]) && unit(dd_desc, rd, dd[n - 1]);
+  std::size_t pitch_dim = runs ? n - 2 : n - 1;  // index into ds/dd of the row dimension; n - 2 wraps when n == 1
+  std::size_t outer = runs ? (n >= 2 ? n - 2 : 0) : n - 1;
+  auto pitch = [&](const DataDesc& d, const Range& r, std::size_t k) {
+    return simplify(make_binary(BinOp::Mul, d.strides[k], r[k].step));
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (const Expr* x : {&rs[ds[i]].step, &rd[dd[i]].step, &sd.strides[ds[i]], &dd_desc.strides[dd[i]]})
+      if (auto v = as_constant(simplify(*x)); v && *v <= 0)
+        unsupported(
+            ep, fmt::format("copy from \"{}\" to \"{}\" runs backwards (a negative step or stride) and involves GPU "
+                            "memory; not supported yet",
+                            src, dst));
+  std::vector<Expr> is = starts(rs), id = starts(rd);
+  w.open("");
+  for (std::size_t k = 0; k < outer; ++k) {
+    std::string v = fmt::format("__c{}", k);
+    w.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0})", v, sym(extent(rs[ds[k]]))));
+    Expr var = make_symbol(v);
+    is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
+    id[dd[k]] = make_binary(BinOp::Add, rd[dd[k]].start, make_binary(BinOp::Mul, var, rd[dd[k]].step));
+  }
+  std::string width =
+      runs ? fmt::format("{} * sizeof({})", wide_size(extent(rs[ds[n - 1]])), elem) : fmt::format("sizeof({})", elem);
+  bool has_rows = runs ? n >= 2 : true;
+  std::string height = has_rows ? wide_size(extent(rs[ds[pitch_dim]])) : "1";
+  std::string spitch = has_rows ? fmt::format("{} * sizeof({})", wide_size(pitch(sd, rs, ds[pitch_dim])), elem) : width;
+  std::string dpitch =
+      has_rows ? fmt::format("{} * sizeof({})", wide_size(pitch(dd_desc, rd, dd[pitch_dim])), elem) : width;
+  w.line(gpu_check(fmt::format("sdfc::gpu::gpuMemcpy2DAsync({}, {}, {}, {}, {}, {}, sdfc::gpu::kMemcpyDefault, {})",
+                               address(c, dst, id, ep), dpitch, address(c, src, is, ep), spitch, width, height,
+                               gpu_stream(e.stream))));
+  for (std::size_t k = 0; k < outer; ++k) w.close();
+  w.close();
+}
+
+}  // namespace sdfc::codegen

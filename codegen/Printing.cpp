@@ -1,0 +1,93 @@
+// The shared printer of the code generator. See Printing.h.
+#include "codegen/Printing.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace sdfc::codegen {
+
+std::string ctype(DType t) {
+  return std::string(dtype_ctype(t));
+}
+
+std::string sym(const Expr& e) {
+  return print_cpp(simplify(e));
+}
+
+namespace {
+
+/// Whether `e` multiplies (or raises to a power).
+bool has_product(const Expr& e) {
+  if (e->kind == ExprKind::Binary) {
+    auto op = static_cast<BinOp>(e->op);
+    if (op == BinOp::Pow || op == BinOp::LShift || op == BinOp::Mul) return true;
+  }
+  for (auto& a : e->args)
+    if (has_product(a)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string wide_size(const Expr& e) {
+  std::set<std::string> names;
+  free_symbols(e, names);
+  if (names.empty() || !has_product(simplify(e))) return fmt::format("static_cast<std::size_t>({})", sym(e));
+  std::vector<std::string> params, args;
+  for (auto& n : names) {
+    params.push_back("std::int64_t " + ident(n));
+    args.push_back(ident(n));
+  }
+  return fmt::format("[]({}) {{ return static_cast<std::size_t>({}); }}({})", fmt::join(params, ", "), sym(e),
+                     fmt::join(args, ", "));
+}
+
+std::vector<Expr> starts(const Range& r) {
+  std::vector<Expr> s;
+  for (auto& d : r) s.push_back(d.start);
+  return s;
+}
+
+bool single_element(const Range& r) {
+  for (auto& d : r)
+    if (!equal(simplify(d.start), simplify(d.end))) return false;
+  return true;
+}
+
+std::vector<std::string> enclosing_params(const Block& st, int id) {
+  std::vector<std::string> ps;
+  for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
+    for (auto& p : st.node(s).map.params) ps.push_back(p);
+  return ps;
+}
+
+std::string gpu_stream(int s) {
+  return fmt::format("sdfc::gpu::stream({}, {})", kCtx, s);
+}
+
+std::string gpu_check(const std::string& call) {
+  return fmt::format("SDFC_GPU_CHECK({}, {});", kCtx, call);
+}
+
+void host_waits(const std::vector<int>& streams, CodeWriter& w) {
+  for (int s : streams)
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamSynchronize({})", gpu_stream(s))) +
+           "  // synchronization pass: host waits");
+}
+
+void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w) {
+  for (int e : events)
+    w.line(gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))", gpu_stream(stream),
+                                 kCtx, e)) +
+           "  // synchronization pass: event");
+}
+
+void stream_record(int stream, int event, CodeWriter& w) {
+  if (event < 0) return;
+  w.line(gpu_check(
+             fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event, gpu_stream(stream))) +
+         "  // synchronization pass: event");
+}
+
+}  // namespace sdfc::codegen

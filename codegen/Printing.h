@@ -1,0 +1,47 @@
+/// \file
+/// The small printer every emitter and the library frame share: C types, expressions and sizes as
+/// C++ text, and the lines that print what the synchronization pass decided (host waits, events)
+/// through the GPU runtime context `__state->__sdfc_gpu`. Nothing here decides anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/Expr.h"
+#include "ir/Memlets.h"
+#include "ir/SDFG.h"
+#include "lang/CodeWriter.h"
+
+namespace sdfc::codegen {
+
+/// The runtime's GPU context in generated code (sdfc/gpu.h).
+inline constexpr const char* kCtx = "__state->__sdfc_gpu";
+
+std::string ctype(DType t);
+/// `e` simplified, as C++.
+std::string sym(const Expr& e);
+/// `e` (a size or offset in bytes) evaluated in 64 bits whatever the symbols' C types: a lambda
+/// whose int64 parameters shadow the symbols, called with them (plain when `e` has no product of
+/// symbols, where 32-bit symbols could overflow long before the sizes they describe do).
+std::string wide_size(const Expr& e);
+
+std::vector<Expr> starts(const Range& r);
+bool single_element(const Range& r);
+inline Expr extent(const RangeDim& d) {
+  return range_extent(d);
+}
+/// Parameters of the maps enclosing node `id` of `st`, innermost last.
+std::vector<std::string> enclosing_params(const Block& st, int id);
+
+/// `sdfc::gpu::stream(ctx, s)`: the stream a pass numbered `s`.
+std::string gpu_stream(int s);
+/// `SDFC_GPU_CHECK(ctx, call);`
+std::string gpu_check(const std::string& call);
+/// Prints the host waits a pass decided (one stream synchronization per stream).
+void host_waits(const std::vector<int>& streams, CodeWriter& w);
+/// Prints the events the synchronization pass decided: `stream` waits for `events` first.
+void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w);
+/// ... and `stream` records `event` after the operation (nothing when -1).
+void stream_record(int stream, int event, CodeWriter& w);
+
+}  // namespace sdfc::codegen

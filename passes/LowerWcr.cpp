@@ -1,0 +1,167 @@
+#include "passes/LowerWcr.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/Diagnostic.h"
+#include "ir/Memlets.h"
+#include "ir/Walk.h"
+
+namespace sdfc {
+
+std::optional<WcrLowering> classify_wcr(std::string text) {
+  auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t") + 1);
+    return s;
+  };
+  text = trim(text);
+  while (text.size() > 2 && text.front() == '(' && text.back() == ')') text = trim(text.substr(1, text.size() - 2));
+  if (text.rfind("lambda", 0) != 0) return std::nullopt;
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string params = text.substr(6, colon - 6);
+  auto comma = params.find(',');
+  if (comma == std::string::npos) return std::nullopt;
+  WcrLowering w;
+  w.a = trim(params.substr(0, comma));
+  w.b = trim(params.substr(comma + 1));
+  try {
+    w.body = parse_expr(text.substr(colon + 1));
+  } catch (const ExprSyntaxError&) {
+    return std::nullopt;
+  }
+  const ExprNode& e = *w.body;
+  auto is_ab = [&](const std::vector<Expr>& args) {
+    if (args.size() != 2 || args[0]->kind != ExprKind::Symbol || args[1]->kind != ExprKind::Symbol) return false;
+    return (args[0]->name == w.a && args[1]->name == w.b) || (args[0]->name == w.b && args[1]->name == w.a);
+  };
+  if (e.kind == ExprKind::Binary && is_ab(e.args)) {
+    if (e.op == static_cast<int>(BinOp::Add)) w.op = WcrLowering::Op::Sum;
+    if (e.op == static_cast<int>(BinOp::Mul)) w.op = WcrLowering::Op::Product;
+  }
+  if (e.kind == ExprKind::Call && is_ab(e.args)) {
+    if (e.name == "max" || e.name == "Max") w.op = WcrLowering::Op::Max;
+    if (e.name == "min" || e.name == "Min") w.op = WcrLowering::Op::Min;
+  }
+  return w;
+}
+
+namespace {
+
+/// Where a write is printed: in a parallel scope (another thread may write the same element),
+/// in a GPU kernel.
+struct Place {
+  bool parallel = false;
+  bool in_kernel = false;
+};
+
+/// The place of node `v` of `st`, the state's own place being `outer`: the enclosing maps, outer
+/// first, as the code generator opens them (a GPU_Device map outside a kernel is a kernel; a
+/// CPU_Multicore map outside one is an OpenMP loop; other maps are sequential loops).
+Place place_of(const Block& st, int v, Place outer) {
+  std::vector<int> chain;
+  for (int s = st.node(v).kind == NodeKind::MapExit ? -1 : st.node(v).scope_entry; s >= 0; s = st.node(s).scope_entry)
+    chain.push_back(s);
+  Place p = outer;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (p.in_kernel) break;  // everything in a kernel is parallel already
+    ScheduleType sch = st.node(*it).map.schedule;
+    if (sch == ScheduleType::GPU_Device) p = Place{true, true};
+    if (sch == ScheduleType::CPU_Multicore) p.parallel = true;
+  }
+  return p;
+}
+
+bool is_complex(DType t) {
+  return t == DType::Complex64 || t == DType::Complex128;
+}
+
+class WcrLowerer {
+ public:
+  std::vector<Diagnostic> diags;
+
+  void sdfg(SDFG& s, const std::string& ptr, Place outer) {
+    walk::for_each_state(s, ptr, [&](Block& st, const std::string& sp) { state(s, st, sp, outer); });
+  }
+
+ private:
+  void error(const std::string& ptr, std::string message) {
+    diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
+  }
+
+  void state(SDFG& s, Block& st, const std::string& sp, Place outer) {
+    for (std::size_t i = 0; i < st.edges.size(); ++i) {
+      DataEdge& e = st.edges[i];
+      if (!e.memlet.wcr) continue;
+      // The node whose emitter prints the write: a tasklet its outputs; an access node the copies
+      // leaving it, and those entering it from its map's entry.
+      EdgeRole role = edge_role(st, e);
+      int at = role == EdgeRole::TaskletOutput || role == EdgeRole::Copy || role == EdgeRole::ScopeCopyOut ? e.src
+               : role == EdgeRole::ScopeCopyIn                                                             ? e.dst
+                                                                                                           : -1;
+      if (at < 0) continue;
+      std::string ep = walk::edge_pointer(sp, i);
+      Place p = place_of(st, at, outer);
+      bool copy = role != EdgeRole::TaskletOutput;
+      if (copy && e.stream >= 0 && !p.in_kernel) {
+        error(ep, "write-conflict resolution on a copy that involves GPU memory is not supported yet");
+        continue;
+      }
+      std::optional<WcrLowering> w = classify_wcr(*e.memlet.wcr);
+      if (!w) {
+        error(ep + "/attributes/data/attributes/wcr",
+              fmt::format("unsupported write-conflict resolution \"{}\"; expected a lambda of two arguments",
+                          *e.memlet.wcr));
+        continue;
+      }
+      DType t = written_type(s, st, e);
+      if (p.in_kernel && is_complex(t) && w->op != WcrLowering::Op::Sum) {
+        error(ep + "/attributes/data/attributes/wcr",
+              fmt::format("write-conflict resolution \"{}\" on {} data in a GPU kernel: only sums of complex "
+                          "numbers have an atomic form",
+                          *e.memlet.wcr, to_string(t)));
+        continue;
+      }
+      w->form = form(*w, t, p);
+      e.wcr_lowering = std::move(w);
+    }
+    for (std::size_t v = 0; v < st.nodes.size(); ++v) {
+      Node& n = *st.nodes[v];
+      if (n.kind == NodeKind::NestedSDFG && n.sdfg)
+        sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(sp, v)), place_of(st, static_cast<int>(v), outer));
+    }
+  }
+
+  /// The dtype of the element written: the output connector's for a tasklet, else the data's.
+  static DType written_type(const SDFG& s, const Block& st, const DataEdge& e) {
+    const Node& src = st.node(e.src);
+    if (src.kind == NodeKind::Tasklet && e.src_conn)
+      if (const Connector* c = src.find_out(*e.src_conn); c && c->dtype) return *c->dtype;
+    std::string data = e.memlet.data;
+    if (src.kind != NodeKind::Tasklet) data = edge_subsets(s, st, e).dst_data;  // a copy: its destination
+    const DataDesc* d = s.find_data(data);
+    return d ? d->dtype : DType::Float64;
+  }
+
+  static WcrLowering::Form form(const WcrLowering& w, DType t, Place p) {
+    using F = WcrLowering::Form;
+    using Op = WcrLowering::Op;
+    if (p.in_kernel) return w.op == Op::Sum ? F::DeviceAdd : F::DeviceCas;
+    if (!p.parallel) return F::Plain;
+    if (is_complex(t)) return w.op == Op::Sum ? F::HostAtomic : F::HostCritical;
+    return w.op == Op::Sum || w.op == Op::Product ? F::HostAtomic : F::HostCas;
+  }
+};
+
+}  // namespace
+
+void lower_wcr(SDFG& sdfg, const CompileOptions&) {
+  WcrLowerer l;
+  l.sdfg(sdfg, "", Place{});
+  if (!l.diags.empty()) throw UserError(std::move(l.diags));
+}
+
+}  // namespace sdfc

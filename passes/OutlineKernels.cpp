@@ -1,0 +1,264 @@
+#include "passes/OutlineKernels.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/Diagnostic.h"
+#include "ir/Memlets.h"
+#include "ir/Signature.h"
+#include "ir/Walk.h"
+#include "lang/CodeWriter.h"
+
+namespace sdfc {
+namespace {
+
+/// Points per thread along the slowest axis of kernels of 2 or more dimensions
+/// (bench/GpuBench.cu measures 1, 2, 4, 8; docs/benchmarks.md).
+constexpr int kRowsPerThread = 4;
+
+/// Node ids in the scope of map entry `entry`: the entry, everything inside at any depth, the exits.
+std::vector<int> scope_nodes(const Block& st, int entry) {
+  std::vector<int> out;
+  for (int v = 0; v < static_cast<int>(st.nodes.size()); ++v)
+    for (int s = v == entry ? entry : st.node(v).scope_entry; s >= 0; s = st.node(s).scope_entry)
+      if (s == entry) {
+        out.push_back(v);
+        break;
+      }
+  return out;
+}
+
+/// Whether the thread-block maps of kernel map `entry` can run as the threads of one block
+/// (OutlineKernels.h); `block` receives the block shape (x first).
+bool thread_block_mode(const Block& st, int entry, const std::vector<int>& nodes, int block[3]) {
+  block[0] = block[1] = block[2] = 1;
+  if (st.node(entry).map.params.size() > 3) return false;
+  bool any = false;
+  for (int v : nodes) {
+    const Node& x = st.node(v);
+    if (v == entry || v == st.node(entry).scope_exit) continue;
+    if (x.kind == NodeKind::MapEntry && x.map.schedule == ScheduleType::GPU_ThreadBlock) {
+      std::size_t d = x.map.params.size();
+      if (x.scope_entry != entry || d > 3) return false;
+      for (std::size_t k = 0; k < d; ++k) {
+        auto e = as_constant(range_extent(x.map.range[d - 1 - k]));
+        if (!e || *e <= 0) return false;
+        block[k] = std::max<int>(block[k], static_cast<int>(*e));
+      }
+      any = true;
+    } else if (x.scope_entry == entry && x.kind != NodeKind::Access) {
+      return false;  // (a map exit's scope_entry is its own entry: never a direct child here)
+    }
+  }
+  return any && static_cast<long>(block[0]) * block[1] * block[2] <= 1024;
+}
+
+/// Whether the kernel may compute several rows per thread: its body must not leave the thread
+/// early or synchronize the block.
+bool coarsen_rows(const Block& st, int entry, const std::vector<int>& nodes) {
+  for (int v : nodes) {
+    const Node& x = st.node(v);
+    if (x.kind == NodeKind::NestedSDFG) return false;
+    if (x.kind == NodeKind::MapEntry && v != entry && x.map.schedule == ScheduleType::GPU_ThreadBlock) return false;
+    if (x.kind == NodeKind::Tasklet && x.code.language == Language::CPP) {
+      auto ids = identifiers_in(x.code.code);
+      if (ids.count("return") || ids.count("__syncthreads") || ids.count("goto")) return false;
+    }
+  }
+  return true;
+}
+
+class Outliner {
+ public:
+  std::vector<Diagnostic> diags;
+
+  /// `declared`: the symbols the SDFG's function has before its body (the program's symbol
+  /// arguments; a nested SDFG's free symbols, its parameters).
+  void sdfg(SDFG& s, const std::string& ptr, std::set<std::string> declared) {
+    for (auto& a : assigned_symbols(s)) declared.insert(a);
+    for (auto& [name, t] : s.symbols) declared.insert(name);
+    walk::for_each_state(s, ptr, [&](Block& st, const std::string& sp) { state(s, st, sp, declared); });
+  }
+
+ private:
+  void error(const std::string& ptr, std::string message) {
+    diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
+  }
+
+  void state(SDFG& s, Block& st, const std::string& sp, const std::set<std::string>& declared) {
+    for (std::size_t v = 0; v < st.nodes.size(); ++v) {
+      Node& n = *st.nodes[v];
+      int id = static_cast<int>(v);
+      bool in_kernel = false;
+      for (int e = n.scope_entry; e >= 0 && !in_kernel; e = st.node(e).scope_entry)
+        in_kernel = st.node(e).map.schedule == ScheduleType::GPU_Device;
+      if (in_kernel) continue;  // nested SDFGs in kernels are device functions: nothing to outline
+      std::string np = walk::node_pointer(sp, v);
+      if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device)
+        n.kernel = plan(s, st, id, np, declared);
+      if (n.kind == NodeKind::NestedSDFG && n.sdfg) {
+        std::set<std::string> inner = free_symbols(*n.sdfg);
+        sdfg(*n.sdfg, walk::nested_sdfg_pointer(np), inner);
+      }
+    }
+  }
+
+  std::optional<KernelPlan> plan(const SDFG& s, const Block& st, int id, const std::string& np,
+                                 const std::set<std::string>& declared) {
+    const MapInfo& m = st.node(id).map;
+    std::size_t dims = m.params.size();
+    if (dims == 0) {
+      error(np + "/attributes/params", fmt::format("GPU map \"{}\" has no parameters", m.label));
+      return std::nullopt;
+    }
+    auto dyn = dynamic_range_inputs(s, st, id);
+    for (auto& d : dyn) {
+      const DataDesc* desc = s.find_data(d.edge->memlet.data);
+      if (desc && is_gpu_storage(desc->storage)) {
+        error(
+            np + "/attributes/in_connectors/" + pointer_token(d.name),
+            fmt::format("dynamic range input \"{}\" of GPU map \"{}\" reads \"{}\" in {} memory, but the launch needs "
+                        "it on the host; copy it to a host container first",
+                        d.name, m.label, d.edge->memlet.data, to_string(desc->storage)));
+        return std::nullopt;
+      }
+    }
+    KernelPlan k;
+    std::vector<int> nodes = scope_nodes(st, id);
+    if (!closure(s, st, id, nodes, dyn, np, declared, k)) return std::nullopt;
+    if (thread_block_mode(st, id, nodes, k.block)) {
+      k.thread_block = true;
+      return k;
+    }
+    std::vector<int> block = m.gpu_block_size;
+    // 2D: 64 x 4 measured best for a 5-point stencil on the H200 (docs/benchmarks.md).
+    if (block.empty())
+      block = dims == 1   ? std::vector<int>{256, 1, 1}
+              : dims == 2 ? std::vector<int>{64, 4, 1}
+                          : std::vector<int>{32, 4, 2};
+    while (block.size() < 3) block.push_back(1);
+    for (int a = 0; a < 3; ++a) k.block[a] = block[static_cast<std::size_t>(a)];
+    // Neighbouring rows (planes) a stencil reads then come from the thread's own loads (5-point
+    // stencil on the H200: 0.79 -> 0.9 of the copy bandwidth). Maps of more than three dimensions
+    // flatten their first ones into z, so they march along y.
+    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? kRowsPerThread : 1;
+    k.march = dims == 3 ? 2 : 1;
+    return k;
+  }
+
+  /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its
+  /// expressions and code that are defined outside it.
+  bool closure(const SDFG& s, const Block& st, int id, const std::vector<int>& nodes,
+               const std::vector<DynamicRangeInput>& dyn, const std::string& np, const std::set<std::string>& declared,
+               KernelPlan& k) {
+    std::set<int> in_scope(nodes.begin(), nodes.end());
+    std::set<std::string> data, ids, inner_params;
+    for (int v : nodes) {
+      const Node& x = st.node(v);
+      if (x.kind == NodeKind::MapEntry) {
+        for (auto& r : x.map.range) {
+          free_symbols(r.start, ids);
+          free_symbols(r.end, ids);
+          free_symbols(r.step, ids);
+        }
+        for (auto& p : x.map.params) inner_params.insert(p);
+        if (v != id)  // inner maps read their dynamic inputs in the kernel
+          for (auto& d : dynamic_range_inputs(s, st, v)) inner_params.insert(d.name);
+      }
+      if (x.kind == NodeKind::Tasklet) {
+        auto t = identifiers_in(x.code.code);
+        ids.insert(t.begin(), t.end());
+      }
+      if (x.kind == NodeKind::Access) data.insert(x.data);
+      if (x.kind == NodeKind::NestedSDFG) {  // the mappings the call passes (those of symbols it uses)
+        std::set<std::string> used = free_symbols(*x.sdfg);
+        for (auto& [name, e] : x.symbol_mapping)
+          if (used.count(name)) free_symbols(e, ids);
+      }
+    }
+    std::set<std::string> written;
+    bool has_nested = false;
+    for (int v : nodes) has_nested |= st.node(v).kind == NodeKind::NestedSDFG;
+    for (auto& e : st.edges) {
+      if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
+      if (e.memlet.data.empty()) continue;
+      if (in_scope.count(e.src)) {
+        NodeKind kind = st.node(e.src).kind;
+        if (kind == NodeKind::Tasklet || kind == NodeKind::MapExit || kind == NodeKind::NestedSDFG)
+          written.insert(e.memlet.data);
+        if (kind == NodeKind::Access && st.node(e.dst).kind == NodeKind::Access) written.insert(st.node(e.dst).data);
+      }
+      if (std::any_of(dyn.begin(), dyn.end(), [&](const DynamicRangeInput& d) { return d.edge == &e; }))
+        continue;  // read on the host
+      data.insert(e.memlet.data);
+      // Memlets of code nodes are pointers to their subset's start (ir/Signature: DaCe's rule).
+      bool view = is_code_node(st.node(e.src)) || is_code_node(st.node(e.dst));
+      if (e.memlet.subset && !is_scope_passage(st, e))
+        for (auto& r : *e.memlet.subset) {
+          free_symbols(r.start, ids);
+          if (!view) free_symbols(r.end, ids);
+        }
+    }
+    auto scope_local = [&](const DataDesc& d) { return d.place == DataDesc::Place::MapScope; };
+    for (auto& name : data)
+      if (const DataDesc* d = s.find_data(name)) {
+        for (auto& x : d->strides) free_symbols(x, ids);
+        for (auto& x : d->offset) free_symbols(x, ids);
+        if (scope_local(*d)) free_symbols(d->total_size, ids);
+      }
+    using K = KernelPlan::Param::Kind;
+    bool ok = true;
+    for (auto& name : data) {
+      const DataDesc* d = s.find_data(name);
+      if (!d || scope_local(*d)) continue;  // scope-local transients are declared in the kernel
+      if (is_gpu_storage(d->storage) || d->storage == StorageType::CPU_Pinned) {
+        bool read_only = !written.count(name) && !has_nested;
+        k.params.push_back({read_only ? K::ConstPointer : K::Pointer, name, d->dtype});
+      } else if (d->kind == DataKind::Scalar) {
+        // Host scalars travel by value (the synchronization pass makes the host wait when needed).
+        k.params.push_back({K::HostScalar, name, d->dtype});
+      } else {
+        error(np, fmt::format("GPU map \"{}\" accesses \"{}\", which is in host memory ({}); copy it to GPU_Global "
+                              "memory first, or make it CPU_Pinned",
+                              st.node(id).map.label, name, to_string(d->storage)));
+        ok = false;
+      }
+    }
+    for (auto& d : dyn) {
+      k.params.push_back({K::DynamicInput, d.name, d.type});
+      inner_params.insert(d.name);
+    }
+    std::set<std::string> known = declared;
+    for (auto& p : enclosing_params(st, id)) known.insert(p);
+    for (auto& name : ids) {
+      if (inner_params.count(name) || !known.count(name) || s.find_data(name)) continue;
+      k.params.push_back({K::Symbol, name, s.symbol_type(name).value_or(DType::Int64)});
+    }
+    return ok;
+  }
+
+  static std::vector<std::string> enclosing_params(const Block& st, int id) {
+    std::vector<std::string> ps;
+    for (int e = st.node(id).scope_entry; e >= 0; e = st.node(e).scope_entry)
+      for (auto& p : st.node(e).map.params) ps.push_back(p);
+    return ps;
+  }
+};
+
+}  // namespace
+
+void outline_kernels(SDFG& sdfg, const CompileOptions& options) {
+  if (options.target == Target::CPU) return;  // legalize refused GPU schedules
+  Outliner o;
+  std::set<std::string> declared;
+  for (auto& a : signature(sdfg).args)
+    if (a.kind == Argument::Kind::Symbol) declared.insert(a.name);
+  o.sdfg(sdfg, "", declared);
+  if (!o.diags.empty()) throw UserError(std::move(o.diags));
+}
+
+}  // namespace sdfc

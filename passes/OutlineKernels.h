@@ -1,0 +1,35 @@
+/// \file
+/// `outline-kernels`: decides, for every GPU_Device map outside a kernel (in the SDFG and every
+/// nested SDFG called on the host), what its kernel takes and how it is launched, and records it
+/// as `Node::kernel` (shown by `sdfc print` under the map):
+///  - the closure: every container on the scope's edges (GPU or pinned memory by pointer, `const`
+///    when nothing in the kernel writes it and no nested SDFG takes it, so loads may use the
+///    read-only data cache; host scalars by value), the dynamic range inputs (read on the host:
+///    the grid depends on them), and every symbol its ranges, memlets, strides, code and nested
+///    symbol mappings use that is defined outside the kernel;
+///  - thread-block mode: when the GPU_ThreadBlock maps in it can run as the threads of one block
+///    per point of the kernel map (DaCe's semantics: each a direct child of the kernel map with a
+///    constant extent, 3 dimensions at most, nothing else but access nodes directly in the kernel
+///    map, at most 1,024 threads), with the block shape they give; otherwise they run as loops in
+///    each thread (correct, not parallel);
+///  - otherwise the block shape (`gpu_block_size` when the file gives one, else 256 threads shaped
+///    by dimensionality: 256, 64 x 4, 32 x 4 x 2) and rows per thread: maps of 2 or more
+///    dimensions compute 4 consecutive points along their slowest axis (y in 2D, z in 3D) per
+///    thread unless the body may leave the thread early or synchronize the block (a nested SDFG,
+///    a thread-block map, a C++ tasklet with return, goto or __syncthreads).
+///
+/// Refused, with the map's pointer: a GPU map without parameters; a kernel that accesses a
+/// container in host memory other than a scalar; a dynamic range input that reads GPU memory.
+///
+/// Runs after legalize (GPU schedules exist only on GPU targets) and transient-lifetimes (which
+/// decides which transients live inside a map scope: those are declared in the kernel).
+#pragma once
+
+#include "ir/Options.h"
+#include "ir/SDFG.h"
+
+namespace sdfc {
+
+void outline_kernels(SDFG& sdfg, const CompileOptions& options);
+
+}  // namespace sdfc
