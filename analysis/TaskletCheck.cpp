@@ -45,7 +45,7 @@ constexpr const char* kUnitFile = "/sdfc-tasklet-check/tasklets.cpp";
 constexpr const char* kSegmentPrefix = "sdfc-segment-";
 constexpr const char* kTaskletFunctionPrefix = "__sdfc_tasklet_";
 
-/// How a connector is bound in generated code (CppCodegen's emit_tasklet).
+/// How a connector is bound in generated code (codegen/Dataflow.cpp, emit_tasklet).
 enum class Binding { InValue, InPointer, OutValue, OutPointer, OutReference };
 
 struct ConnectorDecl {
@@ -198,7 +198,7 @@ class UnitBuilder {
   }
 
   /// One function per tasklet: its symbols, then (in an inner block, so that a connector may
-  /// shadow a symbol) its connectors bound as the code generator binds them (CppCodegen's
+  /// shadow a symbol) its connectors bound as the code generator binds them (codegen/Dataflow.cpp's
   /// emit_tasklet: by value for one element, by pointer for a subset, by reference for a dynamic
   /// single-element output; connectors without data are not declared), then its code.
   void add_tasklet(const SDFG& g, const Block& st, int id, const std::string& np, bool device) {

@@ -23,18 +23,16 @@ void Emitter::emit_scope(Ctx& c, const Block& st, const std::string& ptr, int sc
   for (auto& [name, where] : c.scope_local) {
     if (where.first != &st || where.second != scope) continue;
     const DataDesc& d = *c.data(name);
-    if (d.kind == DataKind::Scalar || as_constant(d.total_size) == 1) {
+    if (d.alloc == DataDesc::Alloc::ScopeValue) {
       w.line(fmt::format("{} {};  // transient local to the scope", ctype(d.dtype), ident(name)));
       c.access[name] = Access::Value;
-    } else {
-      auto size = as_constant(d.total_size);
-      if (!size)
-        unsupported(c.ptr + "/attributes/_arrays/" + pointer_token(name),
-                    fmt::format("transient \"{}\" inside a map scope needs a constant size", name));
-      bool shared = c.block_kernel >= 0 && scope == c.block_kernel && d.storage == StorageType::GPU_Shared;
-      w.line(fmt::format("{}{} {}[{}];  // transient local to the {}", shared ? "__shared__ " : "", ctype(d.dtype),
-                         ident(name), *size, shared ? "block (GPU_Shared)" : "scope"));
+      continue;
     }
+    SDFC_ASSERT(d.alloc == DataDesc::Alloc::ScopeArray || d.alloc == DataDesc::Alloc::SharedMemory,
+                "scope transient without a scope allocation (place-allocations): " + name);
+    bool shared = d.alloc == DataDesc::Alloc::SharedMemory;
+    w.line(fmt::format("{}{} {}[{}];  // transient local to the {}", shared ? "__shared__ " : "", ctype(d.dtype),
+                       ident(name), *as_constant(d.total_size), shared ? "block (GPU_Shared)" : "scope"));
   }
   // The issue order the passes reasoned about (analysis/GpuOps.h: one definition for both).
   for (int v : scope_order(st, scope)) emit_node(c, st, ptr, v, w, parallel);

@@ -193,8 +193,29 @@ std::string Emitter::count_of(const Ctx& c, const std::string& name, const DataD
   return checked_count("transient " + name, d.total_size, fmt::format("sizeof({})", ctype(d.dtype)));
 }
 
-std::string Emitter::alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) const {
-  return fmt::format("{}* {} = new {}[{}];", ctype(d.dtype), ident(name), ctype(d.dtype), count_of(c, name, d));
+/// The allocation statement of a transient allocated from a heap where it is placed.
+std::string Emitter::alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) {
+  std::string count = count_of(c, name, d);
+  std::string bytes = fmt::format("{} * sizeof({})", count, ctype(d.dtype));
+  std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
+  switch (d.alloc) {
+    case DataDesc::Alloc::HostHeap:
+      return fmt::format("{}* {} = new {}[{}];", ctype(d.dtype), ident(name), ctype(d.dtype), count);
+    case DataDesc::Alloc::PinnedHost:
+      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) +
+             "  // pinned host memory";
+    case DataDesc::Alloc::DevicePool:
+      out_.uses_pool = true;
+      return decl + " " +
+             gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) +
+             "  // pool";
+    case DataDesc::Alloc::DeviceMalloc:
+      return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
+    default:
+      break;
+  }
+  SDFC_ASSERT(false, "not a heap allocation: " + name);
+  return "";
 }
 
 void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
@@ -211,11 +232,8 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
   // The sizes of what this body allocates, all computed and checked before the first allocation
   // (a refused size leaves nothing allocated).
   for (auto& [name, d] : c.sdfg->arrays) {
-    if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
-    if ((use_arena && d.arena_offset) || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External)
+    if (!d.transient || d.place != DataDesc::Place::Call || !is_heap_alloc(d.alloc) || as_constant(d.total_size))
       continue;
-    bool device = gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned);
-    if ((!device && d.kind == DataKind::Scalar) || as_constant(d.total_size)) continue;
     w.line(fmt::format("const std::size_t __sdfc_count_{} = {};", ident(name), count_of(c, name, d)));
     c.counted.insert(name);
   }
@@ -236,33 +254,40 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
     w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + arena_free() + " });");
   }
   for (auto& [name, d] : c.sdfg->arrays) {
-    if (!d.transient || c.scope_local.count(name) || c.state_local.count(name)) continue;
-    std::string dp = c.ptr + "/attributes/_arrays/" + pointer_token(name);
-    if (use_arena && d.arena_offset) {
-      w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena",
-                         ctype(d.dtype), ident(name), wide_size(d.arena_offset)));
-      continue;
+    if (!d.transient || d.place != DataDesc::Place::Call) continue;
+    switch (d.alloc) {  // as place-allocations decided
+      case DataDesc::Alloc::Arena:
+        SDFC_ASSERT(use_arena, "arena member outside the root's arena: " + name);
+        w.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(__arena + {2});  // transient in the call's arena",
+                           ctype(d.dtype), ident(name), wide_size(d.arena_offset)));
+        break;
+      case DataDesc::Alloc::StateStruct:
+        SDFC_ASSERT(c.root, "nested Persistent/External transient not legalized: " + c.ptr + " " + name);
+        w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name),
+                           to_string(d.lifetime)));
+        break;
+      case DataDesc::Alloc::HostValue:
+        w.line(fmt::format("{} {} = {}();  // transient scalar", ctype(d.dtype), ident(name), ctype(d.dtype)));
+        c.access[name] = Access::Value;
+        break;
+      case DataDesc::Alloc::HostHeap:
+        w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
+        w.line(unwind_line(name, d));
+        frees.push_back(name);
+        break;
+      case DataDesc::Alloc::DeviceMalloc:
+      case DataDesc::Alloc::DevicePool:
+      case DataDesc::Alloc::PinnedHost:
+        w.line(alloc_line(c, name, d));
+        w.line(unwind_line(name, d));
+        frees.push_back(name);
+        break;
+      case DataDesc::Alloc::None:
+      case DataDesc::Alloc::ScopeValue:
+      case DataDesc::Alloc::ScopeArray:
+      case DataDesc::Alloc::SharedMemory:
+        SDFC_ASSERT(false, "per-call transient without a per-call allocation (place-allocations): " + name);
     }
-    if (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External) {
-      SDFC_ASSERT(c.root, "nested Persistent/External transient not legalized: " + dp);
-      w.line(fmt::format("{}* {} = __state->__0_{};  // {}", ctype(d.dtype), ident(name), ident(name),
-                         to_string(d.lifetime)));
-      continue;
-    }
-    if (gpu_ && (is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned)) {
-      w.line(gpu_alloc_line(c, name, d));
-      w.line(unwind_line(name, d));
-      frees.push_back(name);
-      continue;
-    }
-    if (d.kind == DataKind::Scalar) {
-      w.line(fmt::format("{} {} = {}();  // transient scalar", ctype(d.dtype), ident(name), ctype(d.dtype)));
-      c.access[name] = Access::Value;
-      continue;
-    }
-    w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
-    w.line(unwind_line(name, d));
-    frees.push_back(name);
   }
   emit_region(c, c.sdfg->root, c.ptr, w);
   if (c.exit_used) w.line("__exit:;");
@@ -284,32 +309,23 @@ std::string Emitter::arena_free() const {
                                               : std::string("sdfc::gpu::gpuFree(__arena)"));
 }
 
-std::string Emitter::gpu_alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) {
-  std::string bytes = fmt::format("{} * sizeof({})", count_of(c, name, d), ctype(d.dtype));
-  std::string decl = fmt::format("{}* {} = nullptr;", ctype(d.dtype), ident(name));
-  if (d.storage == StorageType::CPU_Pinned)
-    return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuHostAlloc(&{}, {})", ident(name), bytes)) +
-           "  // pinned host memory";
-  if (d.pool) {
-    out_.uses_pool = true;
-    return decl + " " +
-           gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&{}, {}, {})", ident(name), bytes, gpu_stream(0))) +
-           "  // pool";
-  }
-  return decl + " " + gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&{}, {})", ident(name), bytes));
-}
-
 /// After an allocation: the release if an exception leaves the scope before its free line.
 std::string Emitter::unwind_line(const std::string& name, const DataDesc& d) const {
   return fmt::format("auto __sdfc_unwind_{} = sdfc::rt::on_unwind([&] {{ {} }});", ident(name), free_line(name, d));
 }
 
 std::string Emitter::free_line(const std::string& name, const DataDesc& d) const {
-  if (!gpu_ || !(is_gpu_storage(d.storage) || d.storage == StorageType::CPU_Pinned))
-    return fmt::format("delete[] {};", ident(name));
-  if (d.storage == StorageType::CPU_Pinned) return gpu_check(fmt::format("sdfc::gpu::gpuFreeHost({})", ident(name)));
-  if (d.pool) return gpu_check(fmt::format("sdfc::gpu::gpuFreeAsync({}, {})", ident(name), gpu_stream(0)));
-  return gpu_check(fmt::format("sdfc::gpu::gpuFree({})", ident(name)));
+  switch (d.alloc) {
+    case DataDesc::Alloc::PinnedHost:
+      return gpu_check(fmt::format("sdfc::gpu::gpuFreeHost({})", ident(name)));
+    case DataDesc::Alloc::DevicePool:
+      return gpu_check(fmt::format("sdfc::gpu::gpuFreeAsync({}, {})", ident(name), gpu_stream(0)));
+    case DataDesc::Alloc::DeviceMalloc:
+      return gpu_check(fmt::format("sdfc::gpu::gpuFree({})", ident(name)));
+    default:
+      SDFC_ASSERT(d.alloc == DataDesc::Alloc::HostHeap, "not a heap allocation: " + name);
+      return fmt::format("delete[] {};", ident(name));
+  }
 }
 
 void Emitter::emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWriter& w) {
@@ -403,9 +419,7 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
       std::vector<std::string> frees;
       for (auto& [name, st] : c.state_local)
         if (st == &b) {
-          w.line((gpu_ && is_gpu_storage(c.data(name)->storage) ? gpu_alloc_line(c, name, *c.data(name))
-                                                                : alloc_line(c, name, *c.data(name))) +
-                 "  // transient, allocated where its size is known");
+          w.line(alloc_line(c, name, *c.data(name)) + "  // transient, allocated where its size is known");
           w.line(unwind_line(name, *c.data(name)));
           frees.push_back(name);
         }

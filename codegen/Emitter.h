@@ -147,10 +147,9 @@ class Emitter {
   /// The element count of transient `name` as C++ text: checked (codegen/CheckedSize.h), or the
   /// local that emit_sdfg_body computed for it before any allocation.
   std::string count_of(const Ctx& c, const std::string& name, const DataDesc& d) const;
-  std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d) const;
+  std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d);
   void emit_sdfg_body(Ctx& c, CodeWriter& w);
   std::string arena_free() const;
-  std::string gpu_alloc_line(const Ctx& c, const std::string& name, const DataDesc& d);
   /// After an allocation: the release if an exception leaves the scope before its free line.
   std::string unwind_line(const std::string& name, const DataDesc& d) const;
   std::string free_line(const std::string& name, const DataDesc& d) const;

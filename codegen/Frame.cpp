@@ -114,10 +114,7 @@ GeneratedProgram FramePrinter::run() {
   array_entry_points(w);
   GeneratedProgram p;
   p.name = name_;
-  p.files.push_back({name_ + (options_.target == Target::CUDA  ? ".cu"
-                              : options_.target == Target::HIP ? ".hip.cpp"
-                                                               : ".cpp"),
-                     w.str()});
+  p.files.push_back({name_ + target_info(options_.target).source_extension, w.str()});
   p.header = c_header();
   p.info_json = info;
   p.libraries.assign(root_.libraries.begin(), root_.libraries.end());
@@ -172,7 +169,7 @@ void FramePrinter::prologue(CodeWriter& w) {
                      to_string(options_.target)));
   for (auto& h : generated_std_includes()) w.line("#include " + h);
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
-  w.line(gpu_ ? "#include \"sdfc/gpu.h\"" : "#include \"sdfc/program.h\"");
+  w.line(fmt::format("#include \"{}\"", target_info(options_.target).runtime_header));
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
   if (root_.libraries.count("cblas")) w.line("#include \"sdfc/blas.h\"  // --blas vendor: CBLAS on host data");
   if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");

@@ -24,14 +24,9 @@ std::string diagnostics_text(const InvalidInput& e) {
 
 CompileOptions to_compile_options(const Options& o) {
   CompileOptions c;
-  if (o.target == "cpu")
-    c.target = Target::CPU;
-  else if (o.target == "cuda")
-    c.target = Target::CUDA;
-  else if (o.target == "hip")
-    c.target = Target::HIP;
-  else
-    throw Error(fmt::format("unknown target \"{}\"; expected cpu, cuda or hip", o.target));
+  auto target = parse_target(o.target);
+  if (!target) throw Error(fmt::format("unknown target \"{}\"; expected {}", o.target, target_names()));
+  c.target = *target;
   c.gpu_arch = o.gpu_arch;
   if (o.transients.empty())
     c.transients = TransientMode::AsDeclared;

@@ -229,8 +229,8 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
   auto is = [&](const std::string& flag) { return args[i] == flag || args[i].rfind(flag + "=", 0) == 0; };
   if (is("--target")) {
     o.target = value("--target");
-    if (o.target != "cpu" && o.target != "cuda" && o.target != "hip")
-      throw UsageError(fmt::format("--target must be cpu, cuda or hip, not '{}'", o.target));
+    if (!parse_target(o.target))
+      throw UsageError(fmt::format("--target must be {}, not '{}'", target_names(), o.target));
   } else if (is("--gpu-arch")) {
     o.gpu_arch = value("--gpu-arch");
   } else if (is("--transients")) {
@@ -262,7 +262,7 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
 
 CompileOptions to_compile(const Options& o) {
   CompileOptions c;
-  c.target = o.target == "cuda" ? Target::CUDA : o.target == "hip" ? Target::HIP : Target::CPU;
+  c.target = parse_target(o.target).value_or(Target::CPU);
   c.gpu_arch = o.gpu_arch;
   c.transients = o.transients == "scoped"       ? TransientMode::Scoped
                  : o.transients == "persistent" ? TransientMode::Persistent

@@ -61,7 +61,7 @@ std::string read_file_bytes(const std::string& path) {
 }
 
 std::string target_folder(Target t) {
-  return t == Target::CUDA ? "cuda" : t == Target::HIP ? "hip" : "cpu";
+  return to_string(t);
 }
 
 }  // namespace

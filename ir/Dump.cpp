@@ -114,6 +114,7 @@ class Dumper {
     if (d.place == DataDesc::Place::MapScope) s += fmt::format(" allocated-in-scope {}", d.place_scope);
     if (d.workspace_offset) s += " workspace-offset " + ex(d.workspace_offset);
     if (d.arena_offset) s += " arena-offset " + ex(d.arena_offset);
+    if (d.alloc != DataDesc::Alloc::None) s += fmt::format(" alloc={}", to_string(d.alloc));
     return s;
   }
 

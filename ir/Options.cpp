@@ -2,16 +2,37 @@
 
 namespace sdfc {
 
+namespace {
+
+const TargetInfo kTargets[] = {
+    {Target::CPU, "cpu", ".cpp", "sdfc/program.h"},
+    {Target::CUDA, "cuda", ".cu", "sdfc/gpu.h"},
+    {Target::HIP, "hip", ".hip.cpp", "sdfc/gpu.h"},
+};
+
+}  // namespace
+
+const TargetInfo& target_info(Target t) {
+  for (auto& i : kTargets)
+    if (i.target == t) return i;
+  return kTargets[0];
+}
+
+std::optional<Target> parse_target(const std::string& name) {
+  for (auto& i : kTargets)
+    if (name == i.name) return i.target;
+  return std::nullopt;
+}
+
+std::string target_names() {
+  std::string s;
+  std::size_t n = sizeof(kTargets) / sizeof(kTargets[0]);
+  for (std::size_t i = 0; i < n; ++i) s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kTargets[i].name;
+  return s;
+}
+
 const char* to_string(Target t) {
-  switch (t) {
-    case Target::CPU:
-      return "cpu";
-    case Target::CUDA:
-      return "cuda";
-    case Target::HIP:
-      return "hip";
-  }
-  return "?";
+  return target_info(t).name;
 }
 
 const char* to_string(TransientMode m) {

@@ -2,6 +2,7 @@
 /// Options a user sets (DESIGN.md §1.3); the command line and the library API mirror them.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace sdfc {
@@ -30,6 +31,20 @@ struct CompileOptions {
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;
 };
+
+/// The targets in one table: name (CLI, API, cache key, DaCe's folder), the generated source's
+/// file extension (which also picks the build's compiler), the runtime header it includes.
+struct TargetInfo {
+  Target target;
+  const char* name;
+  const char* source_extension;
+  const char* runtime_header;
+};
+const TargetInfo& target_info(Target t);
+/// The target named `name` ("cpu", "cuda", "hip"); nullopt for anything else.
+std::optional<Target> parse_target(const std::string& name);
+/// "cpu, cuda or hip", for messages.
+std::string target_names();
 
 const char* to_string(Target t);
 const char* to_string(TransientMode m);

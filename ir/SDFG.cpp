@@ -39,6 +39,34 @@ Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }
 
+const char* to_string(DataDesc::Alloc a) {
+  switch (a) {
+    case DataDesc::Alloc::None:
+      return "none";
+    case DataDesc::Alloc::StateStruct:
+      return "state-struct";
+    case DataDesc::Alloc::Arena:
+      return "arena";
+    case DataDesc::Alloc::DeviceMalloc:
+      return "device-malloc";
+    case DataDesc::Alloc::DevicePool:
+      return "device-pool";
+    case DataDesc::Alloc::PinnedHost:
+      return "pinned-host";
+    case DataDesc::Alloc::HostHeap:
+      return "host-heap";
+    case DataDesc::Alloc::HostValue:
+      return "host-value";
+    case DataDesc::Alloc::ScopeValue:
+      return "scope-value";
+    case DataDesc::Alloc::ScopeArray:
+      return "scope-array";
+    case DataDesc::Alloc::SharedMemory:
+      return "shared-memory";
+  }
+  return "?";
+}
+
 const char* to_string(KernelPlan::Param::Kind k) {
   switch (k) {
     case KernelPlan::Param::Kind::Pointer:

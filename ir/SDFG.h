@@ -78,7 +78,34 @@ struct DataDesc {
   /// per call for all of them; a multiple of 256; symbolic in the program's symbols). Null for
   /// everything else.
   Expr arena_offset;
+  /// place-allocations: how the generated code allocates a transient, where `place` says.
+  /// StateStruct: Persistent and External ones, members of the program's state (allocated at
+  /// init, or in the caller's workspace). Arena: at `arena_offset` in the call's arena.
+  /// DeviceMalloc / DevicePool / PinnedHost: gpuMalloc, MallocAsync on stream 0 from the
+  /// stream-ordered pool, gpuHostAlloc. HostHeap: new[]. HostValue: a local variable of its SDFG's
+  /// function (host scalars). ScopeValue / ScopeArray: a local of its map scope (one element; an
+  /// array of constant size). SharedMemory: a __shared__ array of a thread-block kernel.
+  enum class Alloc {
+    None,
+    StateStruct,
+    Arena,
+    DeviceMalloc,
+    DevicePool,
+    PinnedHost,
+    HostHeap,
+    HostValue,
+    ScopeValue,
+    ScopeArray,
+    SharedMemory
+  };
+  Alloc alloc = Alloc::None;
 };
+const char* to_string(DataDesc::Alloc a);
+/// Whether `a` allocates from a heap where the transient is placed (and frees it after).
+inline bool is_heap_alloc(DataDesc::Alloc a) {
+  return a == DataDesc::Alloc::DeviceMalloc || a == DataDesc::Alloc::DevicePool || a == DataDesc::Alloc::PinnedHost ||
+         a == DataDesc::Alloc::HostHeap;
+}
 
 /// workspace-layout: one External workspace (per storage type, DaCe's names).
 struct Workspace {

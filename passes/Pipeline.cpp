@@ -13,6 +13,7 @@
 #include "passes/LowerWcr.h"
 #include "passes/Normalize.h"
 #include "passes/OutlineKernels.h"
+#include "passes/PlaceAllocations.h"
 #include "passes/PoolLegality.h"
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
@@ -58,6 +59,9 @@ const std::vector<Pass>& passes() {
       // after synchronization: bytes are shared only between uses that stream order or host
       // waits already order, and the layout reads the stream of every operation.
       {"workspace-layout", lay_out_workspaces},
+      // after workspace-layout (arena members) and outline-kernels (thread-block kernels, whose
+      // GPU_Shared transients are __shared__).
+      {"place-allocations", place_allocations},
       // last: the entry and exit order the streams every earlier pass decided.
       {"external-sync", inject_external_sync},
       // after everything that decides host waits, streams and copies: it checks that the call's
