@@ -1,0 +1,392 @@
+// expand-library-nodes: the BLAS and linear-algebra classes (MatMul, Gemm, Gemv, Dot, Ger,
+// BatchedMatMul, Transpose), as maps or, with --blas vendor, as calls into CBLAS / cuBLAS.
+#include "passes/LibraryExpansion.h"
+
+namespace sdfc::library {
+
+/// The library that computes BLAS node `x` under --blas vendor: "cblas" on host data, "cublas"
+/// on GPU data (CUDA target); "" (the pure expansion) for --blas pure, inside a map scope (the
+/// enclosing iteration or GPU thread runs it), for dtypes other than float32 and float64 (all
+/// operands one dtype), when the operands are not squeezed to their BLAS ranks, and when a
+/// matrix in `matrices` has no dimension of stride 1 (no BLAS layout: strided columns of both).
+std::string Expander::vendor_library(const Site& x, const std::vector<const Operand*>& ops,
+                                     const std::vector<const Operand*>& matrices, bool squeezed) {
+  if (options_.blas != BlasMode::Vendor || x.in_map || !squeezed) return "";
+  DType t = ops.front()->desc->dtype;
+  if (t != DType::Float32 && t != DType::Float64) return "";
+  for (const Operand* o : ops)
+    if (o->desc->dtype != t) return "";
+  for (const Operand* o : matrices) {
+    if (o->rank() != 2) return "";
+    bool unit = false;
+    for (std::size_t k : o->moving) unit = unit || as_constant(simplify(o->stride[k])) == 1;
+    if (!unit) return "";
+  }
+  if (schedule(x, ops) != ScheduleType::GPU_Device) return "cblas";
+  if (options_.target == Target::HIP)
+    refuse(x.ptr, fmt::format("{}: --blas vendor on GPU data needs hipBLAS on the hip target, which Debian does "
+                              "not package; compile with --blas pure",
+                              x.who()));
+  return "cublas";
+}
+
+/// `e` as C++ (an extent or stride of the nested SDFG's arrays, in its symbols), evaluated in 64
+/// bits whatever the symbols' C types: a symbol or number as it is, anything else through a
+/// lambda whose int64 parameters shadow the symbols (`M * N` of int32 symbols must not overflow).
+std::string Expander::cpp(const Expr& e) {
+  Expr s = simplify(e);
+  if (s->kind == ExprKind::Int || s->kind == ExprKind::Symbol) return print_cpp(s);
+  std::set<std::string> names;
+  free_symbols(s, names);
+  std::vector<std::string> params(names.begin(), names.end());
+  for (auto& p : params) p = "std::int64_t " + p;
+  return fmt::format("[]({}) {{ return static_cast<std::int64_t>({}); }}({})", join(params), print_cpp(s),
+                     join(std::vector<std::string>(names.begin(), names.end())));
+}
+
+/// A coefficient as a value of dtype `t`.
+std::string Expander::scalar(const Coefficient& c, DType t) {
+  std::string v = c.value ? fmt::format("{:.17g}", *c.value) : "(" + print_cpp(c.expr) + ")";
+  return fmt::format("static_cast<{}>({})", t == DType::Float32 ? "float" : "double", v);
+}
+
+/// Fills expansion `e` with the vendor call `fn` (gemm, gemv) of `lib`: `args` are the call's
+/// arguments after the node's name, reading the tasklet connectors `ins` (connector, array) and
+/// writing `out`. With an input C of its own (`cin` names its array), a first state copies it
+/// into the output (a map: a kernel on GPU data), and the call applies beta there; without one,
+/// the call reads the output where beta is not 0.
+void Expander::vendor_call(Expansion& e, const Site& x, const std::string& lib, const std::string& fn, DType t,
+                           const std::string& args, std::vector<std::pair<std::string, std::string>> ins,
+                           const std::pair<std::string, std::string>& out, const std::string& cin,
+                           const Coefficient& beta) {
+  const DataDesc& od = e.array(out.second);
+  auto whole = [&](const std::string& array) {
+    std::vector<std::string> dims;
+    for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
+    return join(dims);
+  };
+  if (!cin.empty()) {
+    Loops loops;
+    Access to{"__out", out.second, {}}, from{"__in", cin, {}};
+    for (std::size_t k = 0; k < od.shape.size(); ++k) {
+      std::string p = e.param(fmt::format("__i{}", k));
+      loops.params.push_back(p);
+      loops.ranges.push_back(range_of(od.shape[k]));
+      to.index.push_back(p);
+      from.index.push_back(p);
+    }
+    StateBuilder init = e.state(fn + "_c_in");
+    elementwise(init, fn + "_c_in", loops, {from}, "__out = __in", to,
+                lib == "cublas" ? ScheduleType::GPU_Device : ScheduleType::Default);
+  }
+  if (!beta.is(0) || !cin.empty()) ins.push_back({"__cin", out.second});
+  std::string what;
+  for (char ch : x.who())
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
+  std::string type = t == DType::Float32 ? "float" : "double";
+  std::string code = lib == "cublas" ? fmt::format(
+                                           "sdfc::gpu::blas_{}<{}>(__state->__sdfc_gpu, __state->__sdfc_blas, "
+                                           "__dace_current_stream, \"{}\", {});",
+                                           fn, type, what, args)
+                                     : fmt::format("sdfc::blas::{}<{}>(\"{}\", {});", fn, type, what, args);
+  StateBuilder b = e.state(fn);
+  std::vector<std::string> conns;
+  for (auto& [conn, array] : ins) conns.push_back(conn);
+  int tk = b.tasklet(lib + "_" + fn, conns, {out.first}, code, Language::CPP);
+  b.state().node(tk).library_call = lib;
+  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(array));
+  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(out.second));
+  libraries_.insert(lib);
+}
+
+/// MatMul: dispatches on the operands' ranks (dimensions of extent 1 left out) as DaCe's
+/// SpecializeMatMul does: matrix @ matrix (Gemm; also when only the unsqueezed subsets are
+/// matrices), batched (an operand of rank 3 or more), matrix @ vector (Gemv), vector @ matrix
+/// (Gemv with A transposed), vector @ vector (Dot). C = alpha * (A @ B) + beta * C, with C the
+/// `_cin` input where there is one.
+void Expander::matmul(const Site& x) {
+  Operand a = required(x, "_a", true), b = required(x, "_b", true), c = required(x, "_c", false);
+  std::optional<Operand> cin = operand(x, "_cin", true, true);
+  Coefficient alpha = coefficient(x, "alpha", 1), beta = coefficient(x, "beta", 0);
+  std::size_t ra = a.rank(), rb = b.rank();
+  if (c.rank() == 2 && ((ra == 2 && rb == 2) || (a.extent.size() == 2 && b.extent.size() == 2)))
+    return gemm(x, a, b, c, cin, false, false, alpha, beta, ra == 2 && rb == 2);
+  if ((ra >= 3 || rb >= 3) && ra >= 2 && rb >= 2) {
+    if (cin || !beta.is(0) || !alpha.is(1))
+      refuse(x.ptr, fmt::format("{}: a batched product with alpha, beta or an input C is not supported", x.who()));
+    return batched_matmul(x, a, b, c);
+  }
+  if (ra == 2 && rb == 1) return gemv(x, "_a", a, "_b", b, "_c", c, cin, false, alpha, beta);
+  if (ra == 1 && rb == 2) return gemv(x, "_b", b, "_a", a, "_c", c, cin, true, alpha, beta);
+  if (ra == 1 && rb == 1) return dot(x, "_a", a, "_b", b, "_c", c, cin, alpha, beta);
+  refuse(x.ptr, fmt::format("{}: a product of operands of rank {} and {} is not supported", x.who(), ra, rb));
+}
+
+/// Gemm (`_a`, `_b`, optional `_c` in -> `_c`; transA, transB, alpha, beta).
+void Expander::gemm_node(const Site& x) {
+  Operand a = required(x, "_a", true), b = required(x, "_b", true), c = required(x, "_c", false);
+  std::optional<Operand> cin = operand(x, "_c", true, true);
+  gemm(x, a, b, c, cin, flag(x, "transA"), flag(x, "transB"), coefficient(x, "alpha", 1), coefficient(x, "beta", 0),
+       true);
+}
+
+/// Gemv (`_A`, `_x`, optional `_y` in -> `_y`; transA, alpha, beta).
+void Expander::gemv_node(const Site& x) {
+  Operand a = required(x, "_A", true), v = required(x, "_x", true), y = required(x, "_y", false);
+  std::optional<Operand> yin = operand(x, "_y", true, true);
+  gemv(x, "_A", a, "_x", v, "_y", y, yin, flag(x, "transA"), coefficient(x, "alpha", 1), coefficient(x, "beta", 0));
+}
+
+/// Dot (`_x`, `_y` -> `_result`).
+void Expander::dot_node(const Site& x) {
+  Operand a = required(x, "_x", true), b = required(x, "_y", true), r = required(x, "_result", false);
+  std::optional<Operand> none;
+  dot(x, "_x", a, "_y", b, "_result", r, none, Coefficient{"1", 1.0, nullptr}, Coefficient{"0", 0.0, nullptr});
+}
+
+/// BatchedMatMul (`_a`, `_b` -> `_c`).
+void Expander::batched_matmul_node(const Site& x) {
+  Operand a = required(x, "_a", true), b = required(x, "_b", true), c = required(x, "_c", false);
+  batched_matmul(x, a, b, c);
+}
+
+/// C (M x N) = alpha * op(A) @ op(B) + beta * C.
+void Expander::gemm(const Site& x, Operand& a, Operand& b, Operand& c, std::optional<Operand>& cin, bool ta, bool tb,
+                    const Coefficient& alpha, const Coefficient& beta, bool squeeze) {
+  std::vector<Expr> sa = a.shape(squeeze), sb = b.shape(squeeze), sc = c.shape(true);
+  if (sa.size() != 2 || sb.size() != 2 || sc.size() != 2)
+    refuse(x.ptr, fmt::format("{}: a matrix product needs matrices (ranks {}, {} -> {})", x.who(), sa.size(), sb.size(),
+                              sc.size()));
+  Expr m = sa[ta ? 1 : 0], k = sa[ta ? 0 : 1], k2 = sb[tb ? 1 : 0], n = sb[tb ? 0 : 1];
+  sizes_agree(x, k, k2, "the columns of A and the rows of B");
+  sizes_agree(x, m, sc[0], "the rows of A and of C");
+  sizes_agree(x, n, sc[1], "the columns of B and of C");
+  Expansion e(x, fmt::format("gemm_{}", counter_++));
+  e.bind("_a", a, true, squeeze);
+  e.bind("_b", b, true, squeeze);
+  e.bind("_c", c, false, true);
+  std::vector<const Operand*> ops{&a, &b, &c};
+  Product p;
+  if (cin) {
+    if (cin->rank() != 2)
+      refuse(x.ptr, fmt::format("{}: an input C of rank {} (broadcast) is not supported", x.who(), cin->rank()));
+    sizes_agree(x, cin->shape(true)[0], m, "the rows of the input C and of C");
+    sizes_agree(x, cin->shape(true)[1], n, "the columns of the input C and of C");
+    if (e.bind_c_in("_cin", *cin, "_c", c)) p.c_in = Access{"__cin", "_cin", {"", ""}};
+    ops.push_back(&*cin);
+  }
+  e.uses(alpha);
+  e.uses(beta);
+  if (std::string lib = vendor_library(x, ops, {&a, &b, &c}, squeeze); !lib.empty()) {
+    for (const Expr& s : {m, n, k}) e.uses_symbols(s);
+    const DataDesc &da = e.array("_a"), &db = e.array("_b"), &dc = e.array("_c");
+    std::string call =
+        fmt::format("{}, {}, {}, {}, {}, {}, __a, {}, {}, __b, {}, {}, {}, __c, {}, {}", ta, tb, cpp(m), cpp(n), cpp(k),
+                    scalar(alpha, c.desc->dtype), cpp(da.strides[0]), cpp(da.strides[1]), cpp(db.strides[0]),
+                    cpp(db.strides[1]), scalar(beta, c.desc->dtype), cpp(dc.strides[0]), cpp(dc.strides[1]));
+    vendor_call(e, x, lib, "gemm", c.desc->dtype, call, {{"__a", "_a"}, {"__b", "_b"}}, {"__c", "_c"},
+                p.c_in ? "_cin" : "", beta);
+    return e.finish();
+  }
+  std::string i = e.param("__i"), j = e.param("__j"), l = e.param("__k");
+  p.label = "gemm";
+  p.outs = {{i, j}, {range_of(m), range_of(n)}};
+  p.sums = {{l}, {range_of(k)}};
+  p.factors = {{"__a", "_a", ta ? std::vector<std::string>{l, i} : std::vector<std::string>{i, l}},
+               {"__b", "_b", tb ? std::vector<std::string>{j, l} : std::vector<std::string>{l, j}}};
+  p.out = {"__out", "_c", {i, j}};
+  if (p.c_in) p.c_in->index = {i, j};
+  p.alpha = alpha;
+  p.beta = beta;
+  build_product(e, p, schedule(x, ops));
+  e.finish();
+}
+
+/// y = alpha * op(A) @ v + beta * y; the arrays are named as the node's connectors (`an`, `vn`,
+/// `yn`); `trans`: y[j] = sum_i v[i] * A[i, j] (MatMul's vector @ matrix).
+void Expander::gemv(const Site& x, const std::string& an, Operand& a, const std::string& vn, Operand& v,
+                    const std::string& yn, Operand& y, std::optional<Operand>& yin, bool trans,
+                    const Coefficient& alpha, const Coefficient& beta) {
+  if (a.rank() != 2 || v.rank() != 1 || y.rank() != 1)
+    refuse(x.ptr, fmt::format("{}: a matrix-vector product needs a matrix and vectors (ranks {}, {} -> {})", x.who(),
+                              a.rank(), v.rank(), y.rank()));
+  std::vector<Expr> sa = a.shape(true);
+  Expr rows = sa[trans ? 1 : 0], cols = sa[trans ? 0 : 1];
+  sizes_agree(x, cols, v.shape(true)[0], "the matrix and the vector it multiplies");
+  sizes_agree(x, rows, y.shape(true)[0], "the matrix and the result");
+  Expansion e(x, fmt::format("gemv_{}", counter_++));
+  // in the connectors' order (`_A`, `_x`; `_a`, `_b`)
+  if (an < vn) e.bind(an, a, true, true);
+  e.bind(vn, v, true, true);
+  if (an > vn) e.bind(an, a, true, true);
+  e.bind(yn, y, false, true);
+  std::vector<const Operand*> ops{&a, &v, &y};
+  Product p;
+  if (yin) {
+    if (yin->rank() != 1) refuse(x.ptr, fmt::format("{}: an input y of rank {}", x.who(), yin->rank()));
+    sizes_agree(x, yin->shape(true)[0], rows, "the input y and the result");
+    if (e.bind_c_in(yn + "in", *yin, yn, y)) p.c_in = Access{"__yin", yn + "in", {""}};
+    ops.push_back(&*yin);
+  }
+  e.uses(alpha);
+  e.uses(beta);
+  if (std::string lib = vendor_library(x, ops, {&a}, true); !lib.empty()) {
+    const DataDesc &da = e.array(an), &dv = e.array(vn), &dy = e.array(yn);
+    for (const Expr& s : da.shape) e.uses_symbols(s);
+    std::string call =
+        fmt::format("{}, {}, {}, {}, __A, {}, {}, __x, {}, {}, __y, {}", trans, cpp(da.shape[0]), cpp(da.shape[1]),
+                    scalar(alpha, y.desc->dtype), cpp(da.strides[0]), cpp(da.strides[1]), cpp(dv.strides[0]),
+                    scalar(beta, y.desc->dtype), cpp(dy.strides[0]));
+    vendor_call(e, x, lib, "gemv", y.desc->dtype, call, {{"__A", an}, {"__x", vn}}, {"__y", yn},
+                p.c_in ? yn + "in" : "", beta);
+    return e.finish();
+  }
+  std::string i = e.param("__i"), l = e.param("__k");
+  p.label = "gemv";
+  p.outs = {{i}, {range_of(rows)}};
+  p.sums = {{l}, {range_of(cols)}};
+  p.factors = {{"__A", an, trans ? std::vector<std::string>{l, i} : std::vector<std::string>{i, l}}, {"__x", vn, {l}}};
+  p.out = {"__out", yn, {i}};
+  if (p.c_in) p.c_in->index = {i};
+  p.alpha = alpha;
+  p.beta = beta;
+  build_product(e, p, schedule(x, ops));
+  e.finish();
+}
+
+/// result (one element) = alpha * sum_i a[i] * b[i] + beta * result.
+void Expander::dot(const Site& x, const std::string& an, Operand& a, const std::string& bn, Operand& b,
+                   const std::string& rn, Operand& r, std::optional<Operand>& cin, const Coefficient& alpha,
+                   const Coefficient& beta) {
+  if (a.rank() != 1 || b.rank() != 1 || r.rank() != 0)
+    refuse(x.ptr, fmt::format("{}: a dot product needs two vectors and one result element (ranks {}, {} -> {})",
+                              x.who(), a.rank(), b.rank(), r.rank()));
+  Expr len = a.shape(true)[0];
+  sizes_agree(x, len, b.shape(true)[0], "the lengths of the two vectors");
+  Expansion e(x, fmt::format("dot_{}", counter_++));
+  e.bind(an, a, true, true);
+  e.bind(bn, b, true, true);
+  e.bind(rn, r, false, true);
+  std::vector<const Operand*> ops{&a, &b, &r};
+  Product p;
+  if (cin) {
+    if (cin->rank() != 0) refuse(x.ptr, fmt::format("{}: an input C of rank {}", x.who(), cin->rank()));
+    if (e.bind_c_in(rn + "in", *cin, rn, r)) p.c_in = Access{"__cin", rn + "in", {"0"}};
+    ops.push_back(&*cin);
+  }
+  e.uses(alpha);
+  e.uses(beta);
+  std::string o = e.param("__o"), l = e.param("__i");
+  p.label = "dot";
+  p.outs = {{o}, {"0:1"}};
+  p.sums = {{l}, {range_of(len)}};
+  p.factors = {{"__x", an, {l}}, {"__y", bn, {l}}};
+  p.out = {"__out", rn, {"0"}};
+  p.alpha = alpha;
+  p.beta = beta;
+  build_product(e, p, schedule(x, ops));
+  e.finish();
+}
+
+/// C[batch..., M, N] = A[batch..., M, K] @ B[batch..., K, N]; an operand of rank 2 is the same
+/// matrix for every batch (broadcast). Batch dimensions of extent 1 are squeezed away as in
+/// DaCe's dispatch, so an operand has either no batch dimensions or all of C's.
+void Expander::batched_matmul(const Site& x, Operand& a, Operand& b, Operand& c) {
+  std::vector<Expr> sa = a.shape(true), sb = b.shape(true), sc = c.shape(true);
+  if (sa.size() < 2 || sb.size() < 2 || sc.size() < 3)
+    refuse(x.ptr, fmt::format("{}: a batched product needs matrices (ranks {}, {} -> {})", x.who(), sa.size(),
+                              sb.size(), sc.size()));
+  std::size_t nb = sc.size() - 2;
+  for (auto* s : {&sa, &sb})
+    if (s->size() != 2 && s->size() != nb + 2)
+      refuse(x.ptr, fmt::format("{}: an operand of rank {} for a result with {} batch dimension(s) is not "
+                                "supported (only equal batch dimensions or none)",
+                                x.who(), s->size(), nb));
+  Expr m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  sizes_agree(x, k, sb[sb.size() - 2], "the columns of A and the rows of B");
+  sizes_agree(x, m, sc[nb], "the rows of A and of C");
+  sizes_agree(x, n, sc[nb + 1], "the columns of B and of C");
+  for (std::size_t d = 0; d < nb; ++d) {
+    if (sa.size() > 2) sizes_agree(x, sa[d], sc[d], "the batch sizes of A and C");
+    if (sb.size() > 2) sizes_agree(x, sb[d], sc[d], "the batch sizes of B and C");
+  }
+  Expansion e(x, fmt::format("batched_matmul_{}", counter_++));
+  e.bind("_a", a, true, true);
+  e.bind("_b", b, true, true);
+  e.bind("_c", c, false, true);
+  Product p;
+  p.label = "batched_matmul";
+  std::vector<std::string> batch;
+  for (std::size_t d = 0; d < nb; ++d) {
+    batch.push_back(e.param(fmt::format("__b{}", d)));
+    p.outs.params.push_back(batch.back());
+    p.outs.ranges.push_back(range_of(sc[d]));
+  }
+  std::string i = e.param("__i"), j = e.param("__j"), l = e.param("__k");
+  p.outs.params.insert(p.outs.params.end(), {i, j});
+  p.outs.ranges.insert(p.outs.ranges.end(), {range_of(m), range_of(n)});
+  p.sums = {{l}, {range_of(k)}};
+  auto with_batch = [&](std::size_t rank, std::vector<std::string> last) {
+    if (rank == 2) return last;
+    std::vector<std::string> idx = batch;
+    idx.insert(idx.end(), last.begin(), last.end());
+    return idx;
+  };
+  p.factors = {{"__a", "_a", with_batch(sa.size(), {i, l})}, {"__b", "_b", with_batch(sb.size(), {l, j})}};
+  p.out = {"__out", "_c", with_batch(sc.size(), {i, j})};
+  p.alpha = {"1", 1.0, nullptr};
+  p.beta = {"0", 0.0, nullptr};
+  build_product(e, p, schedule(x, {&a, &b, &c}));
+  e.finish();
+}
+
+/// Ger (`_A`, `_x`, `_y` -> `_res`): res[i, j] = alpha * x[i] * y[j] + A[i, j].
+void Expander::ger_node(const Site& x) {
+  Operand a = required(x, "_A", true), u = required(x, "_x", true), v = required(x, "_y", true),
+          r = required(x, "_res", false);
+  Coefficient alpha = coefficient(x, "alpha", 1);
+  if (a.rank() != 2 || u.rank() != 1 || v.rank() != 1 || r.rank() != 2)
+    refuse(x.ptr, fmt::format("{}: an outer product needs a matrix and two vectors (ranks {}, {}, {} -> {})", x.who(),
+                              a.rank(), u.rank(), v.rank(), r.rank()));
+  std::vector<Expr> sa = a.shape(true);
+  sizes_agree(x, sa[0], u.shape(true)[0], "the rows of A and the length of x");
+  sizes_agree(x, sa[1], v.shape(true)[0], "the columns of A and the length of y");
+  sizes_agree(x, sa[0], r.shape(true)[0], "the rows of A and of the result");
+  sizes_agree(x, sa[1], r.shape(true)[1], "the columns of A and of the result");
+  Expansion e(x, fmt::format("ger_{}", counter_++));
+  e.bind("_A", a, true, true);
+  e.bind("_x", u, true, true);
+  e.bind("_y", v, true, true);
+  e.bind("_res", r, false, true);
+  e.uses(alpha);
+  std::string i = e.param("__i"), j = e.param("__j");
+  StateBuilder b = e.state("ger");
+  std::string term = "__x * __y";
+  if (!alpha.is(1)) term = alpha.times(term);
+  elementwise(b, "ger", {{i, j}, {range_of(sa[0]), range_of(sa[1])}},
+              {{"__A", "_A", {i, j}}, {"__x", "_x", {i}}, {"__y", "_y", {j}}}, "__out = " + term + " + __A",
+              {"__out", "_res", {i, j}}, schedule(x, {&a, &u, &v, &r}));
+  e.finish();
+}
+
+/// Transpose (`_inp` -> `_out`): out[j, i] = inp[i, j] for a matrix (dimensions of extent 1
+/// left out, as DaCe does).
+void Expander::transpose(const Site& x) {
+  Operand in = required(x, "_inp", true), out = required(x, "_out", false);
+  if (in.rank() != 2 || out.rank() != 2)
+    refuse(x.ptr, fmt::format("{}: a transpose of rank {} -> {} is not supported (matrices only)", x.who(), in.rank(),
+                              out.rank()));
+  std::vector<Expr> si = in.shape(true), so = out.shape(true);
+  sizes_agree(x, si[0], so[1], "the rows of the input and the columns of the output");
+  sizes_agree(x, si[1], so[0], "the columns of the input and the rows of the output");
+  Expansion e(x, fmt::format("transpose_{}", counter_++));
+  e.bind("_inp", in, true, true);
+  e.bind("_out", out, false, true);
+  std::string i = e.param("__i"), j = e.param("__j");
+  StateBuilder b = e.state("transpose");
+  elementwise(b, "transpose", {{i, j}, {range_of(si[0]), range_of(si[1])}}, {{"__inp", "_inp", {i, j}}},
+              "__out = __inp", {"__out", "_out", {j, i}}, schedule(x, {&in, &out}));
+  e.finish();
+}
+
+}  // namespace sdfc::library
