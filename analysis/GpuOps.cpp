@@ -1,7 +1,9 @@
 #include "analysis/GpuOps.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <queue>
 
 #include "ir/Memlets.h"
 
@@ -94,8 +96,38 @@ std::vector<Touch> node_touches(const Block& st, int id) {
   return out;
 }
 
+ScopeIndex::ScopeIndex(const Block& st) : children(st.nodes.size() + 1), in(st.nodes.size()), out(st.nodes.size()) {
+  for (int v = 0; v < static_cast<int>(st.nodes.size()); ++v)
+    if (st.node(v).kind != NodeKind::MapExit)
+      children[static_cast<std::size_t>(st.node(v).scope_entry + 1)].push_back(v);
+  for (auto& e : st.edges) {
+    if (e.src >= 0 && e.src < static_cast<int>(st.nodes.size())) out[static_cast<std::size_t>(e.src)].push_back(&e);
+    if (e.dst >= 0 && e.dst < static_cast<int>(st.nodes.size())) in[static_cast<std::size_t>(e.dst)].push_back(&e);
+  }
+}
+
+std::vector<int> ScopeIndex::scope_nodes(const Block& st, int entry) const {
+  if (entry < 0) {
+    std::vector<int> all(st.nodes.size());
+    for (std::size_t v = 0; v < all.size(); ++v) all[v] = static_cast<int>(v);
+    return all;
+  }
+  std::vector<int> nodes{entry};
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    int v = nodes[k];
+    if (st.node(v).kind != NodeKind::MapEntry) continue;
+    auto& c = children[static_cast<std::size_t>(v + 1)];
+    nodes.insert(nodes.end(), c.begin(), c.end());
+    if (st.node(v).scope_exit >= 0) nodes.push_back(st.node(v).scope_exit);
+  }
+  return nodes;
+}
+
 std::vector<int> scope_order(const Block& st, int scope) {
-  int n = static_cast<int>(st.nodes.size());
+  return scope_order(st, scope, ScopeIndex(st));
+}
+
+std::vector<int> scope_order(const Block& st, int scope, const ScopeIndex& ix) {
   // The node that stands for `v` among the direct children of `scope` (-1 = none): a map exit is
   // its entry; a node deeper inside is the child scope that holds it.
   auto representative = [&](int v) {
@@ -103,23 +135,46 @@ std::vector<int> scope_order(const Block& st, int scope) {
     while (v >= 0 && st.node(v).scope_entry != scope) v = st.node(v).scope_entry;
     return v;
   };
-  std::vector<int> indeg(static_cast<std::size_t>(n), 0);
-  std::vector<std::set<int>> succ(static_cast<std::size_t>(n));
-  for (auto& e : st.edges) {
-    int a = representative(e.src), b = representative(e.dst);
-    if (a < 0 || b < 0 || a == b) continue;
-    if (succ[static_cast<std::size_t>(a)].insert(b).second) indeg[static_cast<std::size_t>(b)]++;
+  // The direct children (in id order), numbered locally, and the arcs between them, each once:
+  // the edges leaving nodes inside the scope for other nodes inside it.
+  const std::vector<int>& members = ix.children[static_cast<std::size_t>(scope + 1)];
+  std::map<int, int> local;
+  for (std::size_t k = 0; k < members.size(); ++k) local[members[k]] = static_cast<int>(k);
+  std::vector<std::pair<int, int>> arcs;
+  for (int u : ix.scope_nodes(st, scope)) {
+    if (u == scope) continue;  // the scope's entry is outside it
+    int a = representative(u);
+    if (a < 0) continue;  // the scope's own exit
+    for (const DataEdge* e : ix.out[static_cast<std::size_t>(u)]) {
+      int b = representative(e->dst);
+      if (b < 0 || a == b) continue;
+      arcs.emplace_back(local.at(a), local.at(b));
+    }
   }
-  std::set<int> ready;
-  for (int i = 0; i < n; ++i)
-    if (indeg[static_cast<std::size_t>(i)] == 0 && representative(i) == i) ready.insert(i);
+  std::sort(arcs.begin(), arcs.end());
+  arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
+  std::size_t m = members.size();
+  std::vector<int> indeg(m, 0);
+  std::vector<std::size_t> first(m + 1, 0);  // arcs of child k: [first[k], first[k + 1])
+  for (auto& [a, b] : arcs) {
+    ++indeg[static_cast<std::size_t>(b)];
+    ++first[static_cast<std::size_t>(a) + 1];
+  }
+  for (std::size_t k = 0; k < m; ++k) first[k + 1] += first[k];
+  // Kahn's algorithm, the smallest ready node id first (children are numbered in id order).
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (std::size_t k = 0; k < m; ++k)
+    if (indeg[k] == 0) ready.push(static_cast<int>(k));
   std::vector<int> order;
+  order.reserve(m);
   while (!ready.empty()) {
-    int v = *ready.begin();
-    ready.erase(ready.begin());
-    order.push_back(v);
-    for (int s : succ[static_cast<std::size_t>(v)])
-      if (--indeg[static_cast<std::size_t>(s)] == 0) ready.insert(s);
+    int k = ready.top();
+    ready.pop();
+    order.push_back(members[static_cast<std::size_t>(k)]);
+    for (std::size_t i = first[static_cast<std::size_t>(k)]; i < first[static_cast<std::size_t>(k) + 1]; ++i) {
+      int to = arcs[i].second;
+      if (--indeg[static_cast<std::size_t>(to)] == 0) ready.push(to);
+    }
   }
   return order;
 }

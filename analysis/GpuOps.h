@@ -26,6 +26,20 @@ bool is_gpu_copy(const SDFG& sdfg, const Block& state, const DataEdge& e);
 /// the verifier) take the top level's from here: one definition, so they cannot disagree.
 std::vector<int> scope_order(const Block& state, int scope);
 
+/// One state's nodes by scope and its edges by endpoint, built once per state, so that work per
+/// scope reads only the scope's own nodes and edges (a chain of 1,000 kernels stays linear).
+struct ScopeIndex {
+  explicit ScopeIndex(const Block& state);
+  std::vector<std::vector<int>> children;             ///< scope entry + 1 -> nodes directly in it, map exits excluded
+  std::vector<std::vector<const DataEdge*>> in, out;  ///< node -> its edges, in file order
+  /// The nodes inside map scope `entry` at any depth: `entry` itself, then what is inside, map
+  /// exits included (-1: every node of the state).
+  std::vector<int> scope_nodes(const Block& state, int entry) const;
+};
+
+/// scope_order(state, scope) through the state's index (the same order).
+std::vector<int> scope_order(const Block& state, int scope, const ScopeIndex& index);
+
 /// scope_order(state, -1): the top-level nodes (outside every map scope) in issue order.
 std::vector<int> issue_order(const Block& state);
 

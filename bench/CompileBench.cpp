@@ -33,18 +33,22 @@ fs::path work_dir() {
   return dir;
 }
 
-std::string chain_file(int maps) {
-  fs::path p = work_dir() / ("chain" + std::to_string(maps) + ".sdfg");
+/// A chain of `maps` elementwise maps through transients; with `gpu`, GPU_Global arrays and
+/// GPU_Device maps (for --target cuda).
+std::string chain_file(int maps, bool gpu = false) {
+  fs::path p = work_dir() / ((gpu ? "gpu_chain" : "chain") + std::to_string(maps) + ".sdfg");
   if (fs::exists(p)) return p.string();
   sdfc::SDFGBuilder b("chain");
   b.symbol("N");
-  for (int i = 0; i <= maps; ++i) b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps);
+  for (int i = 0; i <= maps; ++i)
+    b.array("t" + std::to_string(i), sdfc::DType::Float64, {"N"}, i != 0 && i != maps,
+            gpu ? sdfc::StorageType::GPU_Global : sdfc::StorageType::Default);
   auto s = b.state("s");
   std::map<std::string, int> outer;
   for (int i = 0; i < maps; ++i)
     s.mapped_tasklet("m" + std::to_string(i), {{"i", "0:N"}}, {{"a", "t" + std::to_string(i) + "[i]"}},
-                     "b = a * 2.0 + 1.0", {{"b", "t" + std::to_string(i + 1) + "[i]"}}, sdfc::ScheduleType::Default,
-                     &outer);
+                     "b = a * 2.0 + 1.0", {{"b", "t" + std::to_string(i + 1) + "[i]"}},
+                     gpu ? sdfc::ScheduleType::GPU_Device : sdfc::ScheduleType::Default, &outer);
   std::ofstream(p) << sdfc::write_sdfg(*b.build());
   return p.string();
 }
@@ -70,6 +74,17 @@ void BM_EmitSource(benchmark::State& state) {
   state.counters["maps"] = maps;
 }
 BENCHMARK(BM_EmitSource)->Arg(100)->Arg(1000)->Arg(2000)->Arg(4000)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+/// The whole process emitting CUDA for a chain of GPU maps (issue 13's compile-speed target: 1,000
+/// maps under 0.25 s).
+void BM_EmitCudaSource(benchmark::State& state) {
+  int maps = static_cast<int>(state.range(0));
+  std::string file = chain_file(maps, true);
+  run_timed(state, {sdfc_bin(), "compile", file, "--target", "cuda", "--emit-source",
+                    (work_dir() / ("gpu_src" + std::to_string(maps))).string()});
+  state.counters["maps"] = maps;
+}
+BENCHMARK(BM_EmitCudaSource)->Arg(1000)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_CachedCompile(benchmark::State& state) {
   std::string file = chain_file(100);

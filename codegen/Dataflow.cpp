@@ -35,7 +35,7 @@ void Emitter::emit_scope(Ctx& c, const Block& st, const std::string& ptr, int sc
                        ident(name), *as_constant(d.total_size), shared ? "block (GPU_Shared)" : "scope"));
   }
   // The issue order the passes reasoned about (analysis/GpuOps.h: one definition for both).
-  for (int v : scope_order(st, scope)) emit_node(c, st, ptr, v, w, parallel);
+  for (int v : scope_order(st, scope, adj(st))) emit_node(c, st, ptr, v, w, parallel);
 }
 
 void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
@@ -236,7 +236,7 @@ void Emitter::emit_write(const std::string& target, const std::string& value, DT
 void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
   const Node& n = st.node(id);
   std::string np = ptr + "/nodes/" + std::to_string(id);
-  const Adjacency& ad = adj(st);
+  const ScopeIndex& ad = adj(st);
   TaskletScope scope =
       python_tasklet_scope(*c.sdfg, st, id, ad.in[static_cast<std::size_t>(id)], ad.out[static_cast<std::size_t>(id)]);
   for (auto* list : {&n.in_connectors, &n.out_connectors})

@@ -61,9 +61,9 @@ void Emitter::lowered_ordering_into(const Block& st, int id) {
     if (edge_role(st, *e) == EdgeRole::Ordering) lowered(st, *e, EdgeRole::Ordering);
 }
 
-const Adjacency& Emitter::adj(const Block& st) {
+const ScopeIndex& Emitter::adj(const Block& st) {
   auto it = adjacency_.find(&st);
-  if (it == adjacency_.end()) it = adjacency_.emplace(&st, Adjacency(st)).first;
+  if (it == adjacency_.end()) it = adjacency_.emplace(&st, ScopeIndex(st)).first;
   return it->second;
 }
 

@@ -44,28 +44,17 @@ struct Ctx {
   std::set<std::string> counted;  ///< transients whose element count the body computed first (__sdfc_count_<name>)
   int labels = 0;
   bool exit_used = false;
-  std::unordered_map<std::string, const DataDesc*> data_index;  ///< name lookups stay O(1) in big files
+  /// Name lookups stay O(1) in big files; shared, so that copying a context (a kernel's) is cheap.
+  std::shared_ptr<const std::unordered_map<std::string, const DataDesc*>> data_index;
 
   const DataDesc* data(const std::string& name) const {
-    auto it = data_index.find(name);
-    return it == data_index.end() ? nullptr : it->second;
+    auto it = data_index->find(name);
+    return it == data_index->end() ? nullptr : it->second;
   }
   void index_data() {
-    for (auto& [n, d] : sdfg->arrays) data_index.emplace(n, &d);
-  }
-};
-
-/// Edges of one state by endpoint, so that lookups per node do not scan every edge.
-struct Adjacency {
-  std::vector<std::vector<const DataEdge*>> in, out;
-  std::map<int, std::vector<int>> children;  ///< scope entry (-1: the state) -> nodes directly in it, exits excluded
-  explicit Adjacency(const Block& st) : in(st.nodes.size()), out(st.nodes.size()) {
-    for (int i = 0; i < static_cast<int>(st.nodes.size()); ++i)
-      if (st.node(i).kind != NodeKind::MapExit) children[st.node(i).scope_entry].push_back(i);
-    for (auto& e : st.edges) {
-      if (e.src >= 0 && e.src < static_cast<int>(st.nodes.size())) out[static_cast<std::size_t>(e.src)].push_back(&e);
-      if (e.dst >= 0 && e.dst < static_cast<int>(st.nodes.size())) in[static_cast<std::size_t>(e.dst)].push_back(&e);
-    }
+    auto index = std::make_shared<std::unordered_map<std::string, const DataDesc*>>();
+    for (auto& [n, d] : sdfg->arrays) index->emplace(n, &d);
+    data_index = std::move(index);
   }
 };
 
@@ -107,7 +96,7 @@ class Emitter {
   bool in_kernel_ = false;  // emitting a kernel body (device atomics)
   EmittedBody out_;
   int nested_counter_ = 0;
-  std::map<const Block*, Adjacency> adjacency_;
+  std::map<const Block*, ScopeIndex> adjacency_;
   /// The completeness ledger of each state being emitted: how often each node and edge was
   /// lowered (see `begin_state` / `end_state`).
   struct Ledger {
@@ -127,7 +116,7 @@ class Emitter {
   void end_state(const Block& st);
   /// Marks the empty-memlet (ordering) edges into `id`: the emission order honours them.
   void lowered_ordering_into(const Block& st, int id);
-  const Adjacency& adj(const Block& st);
+  const ScopeIndex& adj(const Block& st);
   [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const;
   /// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
   std::string element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const;

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
@@ -19,18 +21,6 @@ namespace {
 /// Points per thread along the slowest axis of kernels of 2 or more dimensions
 /// (bench/GpuBench.cu measures 1, 2, 4, 8; docs/benchmarks.md).
 constexpr int kRowsPerThread = 4;
-
-/// Node ids in the scope of map entry `entry`: the entry, everything inside at any depth, the exits.
-std::vector<int> scope_nodes(const Block& st, int entry) {
-  std::vector<int> out;
-  for (int v = 0; v < static_cast<int>(st.nodes.size()); ++v)
-    for (int s = v == entry ? entry : st.node(v).scope_entry; s >= 0; s = st.node(s).scope_entry)
-      if (s == entry) {
-        out.push_back(v);
-        break;
-      }
-  return out;
-}
 
 /// Whether the thread-block maps of kernel map `entry` can run as the threads of one block
 /// (OutlineKernels.h); `block` receives the block shape (x first).
@@ -90,6 +80,7 @@ class Outliner {
   }
 
   void state(SDFG& s, Block& st, const std::string& sp, const std::set<std::string>& declared) {
+    std::optional<ScopeIndex> ix;  // built at the state's first kernel
     for (std::size_t v = 0; v < st.nodes.size(); ++v) {
       Node& n = *st.nodes[v];
       int id = static_cast<int>(v);
@@ -98,8 +89,10 @@ class Outliner {
         in_kernel = st.node(e).map.schedule == ScheduleType::GPU_Device;
       if (in_kernel) continue;  // nested SDFGs in kernels are device functions: nothing to outline
       std::string np = walk::node_pointer(sp, v);
-      if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device)
-        n.kernel = plan(s, st, id, np, declared);
+      if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device) {
+        if (!ix) ix.emplace(st);
+        n.kernel = plan(s, st, *ix, id, np, declared);
+      }
       if (n.kind == NodeKind::NestedSDFG && n.sdfg) {
         std::set<std::string> inner = free_symbols(*n.sdfg);
         sdfg(*n.sdfg, walk::nested_sdfg_pointer(np), inner);
@@ -107,7 +100,7 @@ class Outliner {
     }
   }
 
-  std::optional<KernelPlan> plan(const SDFG& s, const Block& st, int id, const std::string& np,
+  std::optional<KernelPlan> plan(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::string& np,
                                  const std::set<std::string>& declared) {
     const MapInfo& m = st.node(id).map;
     std::size_t dims = m.params.size();
@@ -128,8 +121,8 @@ class Outliner {
       }
     }
     KernelPlan k;
-    std::vector<int> nodes = scope_nodes(st, id);
-    if (!closure(s, st, id, nodes, dyn, np, declared, k)) return std::nullopt;
+    std::vector<int> nodes = ix.scope_nodes(st, id);
+    if (!closure(s, st, ix, id, nodes, dyn, np, declared, k)) return std::nullopt;
     if (thread_block_mode(st, id, nodes, k.block)) {
       k.thread_block = true;
       return k;
@@ -152,7 +145,7 @@ class Outliner {
 
   /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its
   /// expressions and code that are defined outside it.
-  bool closure(const SDFG& s, const Block& st, int id, const std::vector<int>& nodes,
+  bool closure(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                const std::vector<DynamicRangeInput>& dyn, const std::string& np, const std::set<std::string>& declared,
                KernelPlan& k) {
     std::set<int> in_scope(nodes.begin(), nodes.end());
@@ -183,8 +176,16 @@ class Outliner {
     std::set<std::string> written;
     bool has_nested = false;
     for (int v : nodes) has_nested |= st.node(v).kind == NodeKind::NestedSDFG;
-    for (auto& e : st.edges) {
-      if (!in_scope.count(e.src) && !in_scope.count(e.dst)) continue;
+    // The edges with an end in the scope: those leaving its nodes, and those entering from outside.
+    std::vector<const DataEdge*> edges;
+    for (int v : nodes) {
+      auto& o = ix.out[static_cast<std::size_t>(v)];
+      edges.insert(edges.end(), o.begin(), o.end());
+      for (const DataEdge* e : ix.in[static_cast<std::size_t>(v)])
+        if (!in_scope.count(e->src)) edges.push_back(e);
+    }
+    for (const DataEdge* ep : edges) {
+      const DataEdge& e = *ep;
       if (e.memlet.data.empty()) continue;
       if (in_scope.count(e.src)) {
         NodeKind kind = st.node(e.src).kind;
