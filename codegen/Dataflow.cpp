@@ -353,26 +353,16 @@ void Emitter::declare_dynamic_inputs(const Ctx& c, const Block& st, const std::v
 void Emitter::emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::string& ep, CodeWriter& w,
                         bool parallel) {
   EdgeSubsets ends = edge_subsets(*c.sdfg, st, e);
-  if (!ends.error.empty()) unsupported(ep + "/attributes/data", ends.error);
+  SDFC_ASSERT(ends.error.empty(), "copy without subsets not legalized: " + ep);
   const std::string& src = ends.src_data;
   const std::string& dst = ends.dst_data;
   SDFC_ASSERT(!src.empty() && !dst.empty(), fmt::format("{}: copy at {} without a container at both ends", file_, ep));
   const DataDesc* dd = c.data(dst);
   const Range& rs = ends.src;
   const Range& rd = ends.dst;
-  // Pair the dimensions that move more than one element.
-  auto squeeze = [](const Range& r) {
-    std::vector<std::size_t> dims;
-    for (std::size_t k = 0; k < r.size(); ++k)
-      if (as_constant(extent(r[k])) != 1) dims.push_back(k);
-    return dims;
-  };
-  auto ds = squeeze(rs), dd_dims = squeeze(rd);
-  if (ds.size() != dd_dims.size())
-    unsupported(
-        ep,
-        fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not supported yet",
-                    src, dst, ds.size(), dd_dims.size()));
+  // Pair the dimensions that move more than one element (legalize refused copies that reshape).
+  auto ds = moved_dimensions(rs), dd_dims = moved_dimensions(rd);
+  SDFC_ASSERT(ds.size() == dd_dims.size(), "reshaping copy not legalized: " + ep);
   if (e.stream >= 0 && !c.in_kernel) {
     emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
     stream_record(e.stream, e.record_event, w);
@@ -410,8 +400,7 @@ void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int i
       if (!outs.empty()) e = outs[0];
     }
     const DataDesc* idesc = inner.find_data(cn);
-    if (!e || !idesc || e->memlet.data.empty())
-      unsupported(np, fmt::format("connector \"{}\" of nested SDFG \"{}\" is not connected to data", cn, inner.name));
+    SDFC_ASSERT(e && idesc && !e->memlet.data.empty(), "unconnected nested connector not legalized: " + np + " " + cn);
     params.push_back(fmt::format("{}* __restrict__ {}", ctype(idesc->dtype), ident(cn)));
     const Range& r = *e->memlet.subset;
     args.push_back(address(c, e->memlet.data, starts(r), np));
@@ -422,10 +411,7 @@ void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int i
     params.push_back(fmt::format("{} {}", ctype(t), ident(s)));
     auto it = mapping.find(s);
     if (it == mapping.end()) {
-      if (!c.sdfg->symbol_type(s))
-        unsupported(np + "/attributes/symbol_mapping",
-                    fmt::format("nested SDFG \"{}\" uses symbol \"{}\", which its symbol mapping does not define",
-                                inner.name, s));
+      SDFC_ASSERT(c.sdfg->symbol_type(s), "unmapped nested symbol not legalized: " + np + " " + s);
       args.push_back(ident(s));
     } else {
       args.push_back(sym(it->second));

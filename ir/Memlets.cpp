@@ -205,6 +205,13 @@ Expr range_extent(const RangeDim& d) {
   return simplify(len);
 }
 
+std::vector<std::size_t> moved_dimensions(const Range& r) {
+  std::vector<std::size_t> dims;
+  for (std::size_t k = 0; k < r.size(); ++k)
+    if (as_constant(range_extent(r[k])) != 1) dims.push_back(k);
+  return dims;
+}
+
 EdgeSubsets edge_subsets(const SDFG& sdfg, const Block& st, const DataEdge& e) {
   EdgeSubsets out;
   const Memlet& m = e.memlet;

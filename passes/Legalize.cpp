@@ -79,7 +79,7 @@ class Legalizer {
             ptr + "/attributes/symbols/" + pointer_token(n),
             fmt::format("symbol \"{}\" is {}, which sdfc does not support yet; {}", n, to_string(t), dtype_advice(t)));
     control_flow(s.root, ptr, 0);
-    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(st, sp); });
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(s, st, sp); });
   }
 
   void data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
@@ -123,10 +123,13 @@ class Legalizer {
     }
   }
 
-  void state(const Block& st, const std::string& sp) {
-    for (std::size_t i = 0; i < st.edges.size(); ++i)
-      if (edge_role(st, st.edges[i]) == EdgeRole::Unsupported)
-        error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
+  void state(const SDFG& s, const Block& st, const std::string& sp) {
+    for (std::size_t i = 0; i < st.edges.size(); ++i) {
+      EdgeRole role = edge_role(st, st.edges[i]);
+      if (role == EdgeRole::Unsupported) error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
+      if (role == EdgeRole::Copy || role == EdgeRole::ScopeCopyIn || role == EdgeRole::ScopeCopyOut)
+        copy(s, st, st.edges[i], walk::edge_pointer(sp, i));
+    }
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       const Node& n = *st.nodes[i];
       std::string np = walk::node_pointer(sp, i);
@@ -135,7 +138,56 @@ class Legalizer {
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                        n.map.label, to_string(n.map.schedule)));
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
+      if (n.kind == NodeKind::NestedSDFG && n.sdfg) nested(s, st, static_cast<int>(i), n, np);
     }
+  }
+
+  /// A copy between the containers at the ends of an edge's memlet path: both subsets known, the
+  /// same number of moved dimensions (no reshape); through the GPU runtime (a copy with a stream),
+  /// one dtype and no negative step or stride.
+  void copy(const SDFG& s, const Block& st, const DataEdge& e, const std::string& ep) {
+    EdgeSubsets ends = edge_subsets(s, st, e);
+    if (!ends.error.empty()) return error(ep + "/attributes/data", ends.error);
+    auto ds = moved_dimensions(ends.src), dd = moved_dimensions(ends.dst);
+    if (ds.size() != dd.size())
+      return error(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not "
+                                   "supported yet",
+                                   ends.src_data, ends.dst_data, ds.size(), dd.size()));
+    const DataDesc* sd = s.find_data(ends.src_data);
+    const DataDesc* dd_desc = s.find_data(ends.dst_data);
+    if (e.stream < 0 || !sd || !dd_desc) return;
+    if (sd->dtype != dd_desc->dtype)
+      return error(ep, fmt::format("copy from \"{}\" to \"{}\" changes the dtype", ends.src_data, ends.dst_data));
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      for (const Expr& x : {ends.src[ds[i]].step, ends.dst[dd[i]].step, sd->strides[ds[i]], dd_desc->strides[dd[i]]})
+        if (auto v = as_constant(simplify(x)); v && *v <= 0)
+          return error(ep, fmt::format("copy from \"{}\" to \"{}\" runs backwards (a negative step or stride) and "
+                                       "involves GPU memory; not supported yet",
+                                       ends.src_data, ends.dst_data));
+  }
+
+  /// A nested SDFG's connectors are all connected to data it declares, and every symbol it uses
+  /// is mapped or a symbol of the SDFG around it.
+  void nested(const SDFG& s, const Block& st, int id, const Node& n, const std::string& np) {
+    const SDFG& inner = *n.sdfg;
+    for (auto* list : {&n.in_connectors, &n.out_connectors})
+      for (auto& c : *list) {
+        const DataEdge* e = nullptr;
+        for (auto& x : st.edges) {
+          bool in = list == &n.in_connectors && x.dst == id && x.dst_conn == c.name;
+          bool out = list == &n.out_connectors && x.src == id && x.src_conn == c.name;
+          if ((in || out) && !e) e = &x;
+        }
+        if (!e || !inner.find_data(c.name) || e->memlet.data.empty())
+          error(np, fmt::format("connector \"{}\" of nested SDFG \"{}\" is not connected to data", c.name, inner.name));
+      }
+    std::set<std::string> mapped;
+    for (auto& [k, v] : n.symbol_mapping) mapped.insert(k);
+    for (auto& name : free_symbols(inner))
+      if (!mapped.count(name) && !s.symbol_type(name))
+        error(np + "/attributes/symbol_mapping",
+              fmt::format("nested SDFG \"{}\" uses symbol \"{}\", which its symbol mapping does not define", inner.name,
+                          name));
   }
 
   /// Only an output written by value after the tasklet can be written to several edges.

@@ -18,6 +18,10 @@
 ///  - connector names that are not C identifiers (tasklets, dynamic map range inputs);
 ///  - a tasklet output connector bound as a pointer or a reference that fans out to several edges;
 ///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h);
+///  - copies without subsets at both ends, copies that reshape (a different number of moved
+///    dimensions), and copies through the GPU runtime that change the dtype or run backwards;
+///  - nested SDFGs with a connector not connected to data, or a symbol that neither their symbol
+///    mapping nor the SDFG around them defines;
 ///  - Python tasklets the translator refuses (lang/PythonTasklet.h), with the connectors bound
 ///    as the code generator binds them: the same errors `compile` gave while printing, now before.
 /// Runs after stream-assignment (lifetimes and the streams of copies are decided) and before
