@@ -1,9 +1,9 @@
-// The Clang tasklet check (analysis/TaskletCheck.h) on programs of 10, 100 and 1,000 small CPP
+// The Clang tasklet check (clang_tools/TaskletCheck.h) on programs of 10, 100 and 1,000 small CPP
 // tasklets (a chain of maps through transients, one tasklet each): one parse of one translation
 // unit per program. Target: 1,000 tasklets in under 2 s on one core.
 #include <benchmark/benchmark.h>
 
-#include "analysis/TaskletCheck.h"
+#include "clang_tools/TaskletCheck.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
 

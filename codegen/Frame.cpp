@@ -46,6 +46,67 @@ void emit_call_internal(const std::string& name_, const std::vector<std::string>
   w.close();
 }
 
+/// DaCe's GPU hooks, the caller's-stream hook and device memory for callers that hold host data.
+constexpr std::string_view kGpuHooks = R"(// DaCe's GPU hooks.
+SDFC_EXPORT int __dace_gpu_last_error(${state}* __state) {
+  return __sdfc_live(__state, "__dace_gpu_last_error") ? sdfc::gpu::dace_gpu_last_error(${ctx}) : 1;
+}
+SDFC_EXPORT bool __dace_gpu_set_stream(${state}* __state, int id, sdfc::gpu::Stream stream) {
+  return __sdfc_live(__state, "__dace_gpu_set_stream") && sdfc::gpu::dace_gpu_set_stream(${ctx}, id, stream);
+}
+SDFC_EXPORT void __dace_gpu_set_all_streams(${state}* __state, sdfc::gpu::Stream stream) {
+  if (__sdfc_live(__state, "__dace_gpu_set_all_streams")) sdfc::gpu::dace_gpu_set_all_streams(${ctx}, stream);
+}
+/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.
+SDFC_EXPORT const char* __sdfc_set_external_stream(${state}* __state, sdfc::gpu::Stream stream) {
+  if (!__sdfc_live(__state, "__sdfc_set_external_stream")) return __sdfc_init_failure;
+  return sdfc::gpu::set_external_stream(${ctx}, stream);
+}
+/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).
+SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  return sdfc::gpu::gpuMalloc(&p, bytes) == sdfc::gpu::kSuccess ? p : nullptr;
+}
+SDFC_EXPORT void __sdfc_device_free(void* p) {
+  (void)sdfc::gpu::gpuFree(p);
+}
+SDFC_EXPORT int __sdfc_pointer_is_device(const void* p) {
+  sdfc::gpu::PointerInfo info{};
+  if (sdfc::gpu::pointer_info(p, &info) != sdfc::gpu::kSuccess) return 0;
+  return info.kind == sdfc::gpu::MemoryKind::kDevice || info.kind == sdfc::gpu::MemoryKind::kManaged;
+}
+SDFC_EXPORT int __sdfc_device_copy(void* dst, const void* src, std::size_t bytes) {
+  return sdfc::gpu::gpuMemcpy(dst, src, bytes, sdfc::gpu::kMemcpyDefault) == sdfc::gpu::kSuccess ? 0 : 1;
+}
+)";
+
+/// The C header for callers: DaCe's ABI and sdfc's hooks (`${storage_functions}`: the external-
+/// memory pair per storage).
+constexpr std::string_view kCHeader =
+    R"(// C interface of the sdfc-built program "${name}" (DaCe's ABI plus sdfc's hooks).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef void* ${name}Handle_t;
+${name}Handle_t __dace_init_${name}(${init_params});
+void __program_${name}(${name}Handle_t handle${params});
+int __dace_exit_${name}(${name}Handle_t handle);
+${storage_functions}const char* __sdfc_last_error(${name}Handle_t handle);
+void __sdfc_clear_error(${name}Handle_t handle);
+const char* __sdfc_program_info(void);
+size_t __sdfc_workspace_size(${name}Handle_t handle, const char* storage, void** symbols);
+const char* __sdfc_set_workspace(${name}Handle_t handle, const char* storage, void* ptr, size_t bytes, void** symbols);
+const char* __sdfc_set_external_stream(${name}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */
+void* __sdfc_init(void** symbols);
+void __sdfc_call(void* handle, void** args);
+#ifdef __cplusplus
+}
+#endif
+)";
+
 }  // namespace
 
 FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std::string file, EmittedBody body)
@@ -603,43 +664,7 @@ void FramePrinter::error_and_stream_hooks(CodeWriter& w) {
   if (gpu_) w.line(fmt::format("{}.error = sdfc::rt::ErrorSlot();", kCtx));
   w.close();
   if (gpu_) {
-    w.line("// DaCe's GPU hooks.");
-    w.open(fmt::format("SDFC_EXPORT int __dace_gpu_last_error({}* __state)", st));
-    w.line(fmt::format(
-        "return __sdfc_live(__state, \"__dace_gpu_last_error\") ? sdfc::gpu::dace_gpu_last_error({}) : 1;", kCtx));
-    w.close();
-    w.open(fmt::format("SDFC_EXPORT bool __dace_gpu_set_stream({}* __state, int id, sdfc::gpu::Stream stream)", st));
-    w.line(fmt::format(
-        "return __sdfc_live(__state, \"__dace_gpu_set_stream\") && sdfc::gpu::dace_gpu_set_stream({}, id, stream);",
-        kCtx));
-    w.close();
-    w.open(fmt::format("SDFC_EXPORT void __dace_gpu_set_all_streams({}* __state, sdfc::gpu::Stream stream)", st));
-    w.line(fmt::format(
-        "if (__sdfc_live(__state, \"__dace_gpu_set_all_streams\")) sdfc::gpu::dace_gpu_set_all_streams({}, stream);",
-        kCtx));
-    w.close();
-    w.line("/// Sets the caller's stream (validated; nothing changes when it is rejected): nullptr or why not.");
-    w.open(
-        fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, sdfc::gpu::Stream stream)", st));
-    w.line("if (!__sdfc_live(__state, \"__sdfc_set_external_stream\")) return __sdfc_init_failure;");
-    w.line(fmt::format("return sdfc::gpu::set_external_stream({}, stream);", kCtx));
-    w.close();
-    w.line("/// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).");
-    w.open("SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes)");
-    w.line("void* p = nullptr;");
-    w.line("return sdfc::gpu::gpuMalloc(&p, bytes) == sdfc::gpu::kSuccess ? p : nullptr;");
-    w.close();
-    w.open("SDFC_EXPORT void __sdfc_device_free(void* p)");
-    w.line("(void)sdfc::gpu::gpuFree(p);");
-    w.close();
-    w.open("SDFC_EXPORT int __sdfc_pointer_is_device(const void* p)");
-    w.line("sdfc::gpu::PointerInfo info{};");
-    w.line("if (sdfc::gpu::pointer_info(p, &info) != sdfc::gpu::kSuccess) return 0;");
-    w.line("return info.kind == sdfc::gpu::MemoryKind::kDevice || info.kind == sdfc::gpu::MemoryKind::kManaged;");
-    w.close();
-    w.open("SDFC_EXPORT int __sdfc_device_copy(void* dst, const void* src, std::size_t bytes)");
-    w.line("return sdfc::gpu::gpuMemcpy(dst, src, bytes, sdfc::gpu::kMemcpyDefault) == sdfc::gpu::kSuccess ? 0 : 1;");
-    w.close();
+    w.raw(fill(kGpuHooks, {{"state", st}, {"ctx", kCtx}}));
   } else {
     w.line("/// A CPU program has no GPU work to order against a caller's stream: always rejected.");
     w.open(fmt::format("SDFC_EXPORT const char* __sdfc_set_external_stream({}* __state, void* stream)", st));
@@ -697,44 +722,18 @@ void FramePrinter::array_entry_points(CodeWriter& w) {
 }
 
 std::string FramePrinter::c_header() const {
-  CodeWriter h;
-  h.line(fmt::format("// C interface of the sdfc-built program \"{}\" (DaCe's ABI plus sdfc's hooks).", name_));
-  h.line("#pragma once");
-  h.line("#include <stddef.h>");
-  h.line("#include <stdint.h>");
-  h.line("#ifdef __cplusplus");
-  h.line("extern \"C\" {");
-  h.line("#endif");
-  h.line(fmt::format("typedef void* {}Handle_t;", name_));
-  h.line(fmt::format("{0}Handle_t __dace_init_{0}({1});", name_, init_params.empty() ? "void" : init_list));
+  std::string storage_functions;
+  for (auto& s : storages)
+    storage_functions += fmt::format(
+        "size_t __dace_get_external_memory_size_{0}({1}Handle_t handle{2}{3});\n"
+        "void __dace_set_external_memory_{0}({1}Handle_t handle, char* ptr{2}{3});\n",
+        s, name_, init_list.empty() ? "" : ", ", init_list);
   std::string cparams;
   for (auto& p : params) cparams += ", " + p;
-  h.line(fmt::format("void __program_{0}({0}Handle_t handle{1});", name_, cparams));
-  h.line(fmt::format("int __dace_exit_{0}({0}Handle_t handle);", name_));
-  for (auto& s : storages) {
-    h.line(fmt::format("size_t __dace_get_external_memory_size_{}({}Handle_t handle{}{});", s, name_,
-                       init_list.empty() ? "" : ", ", init_list));
-    h.line(fmt::format("void __dace_set_external_memory_{}({}Handle_t handle, char* ptr{}{});", s, name_,
-                       init_list.empty() ? "" : ", ", init_list));
-  }
-  h.line(fmt::format("const char* __sdfc_last_error({}Handle_t handle);", name_));
-  h.line(fmt::format("void __sdfc_clear_error({}Handle_t handle);", name_));
-  h.line("const char* __sdfc_program_info(void);");
-  h.line(fmt::format("size_t __sdfc_workspace_size({}Handle_t handle, const char* storage, void** symbols);", name_));
-  h.line(
-      fmt::format("const char* __sdfc_set_workspace({}Handle_t handle, const char* storage, void* ptr, size_t bytes, "
-                  "void** symbols);",
-                  name_));
-  h.line(fmt::format(
-      "const char* __sdfc_set_external_stream({}Handle_t handle, void* stream);  /* cudaStream_t / hipStream_t */",
-      name_));
-  h.line("void* __sdfc_init(void** symbols);");
-  h.line("void __sdfc_call(void* handle, void** args);");
-  h.line("#ifdef __cplusplus");
-  h.line("}");
-  h.line("#endif");
-
-  return h.str();
+  return fill(kCHeader, {{"name", name_},
+                         {"init_params", init_params.empty() ? "void" : init_list},
+                         {"params", cparams},
+                         {"storage_functions", storage_functions}});
 }
 
 }  // namespace sdfc::codegen

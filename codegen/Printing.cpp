@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
+
+#include "ir/Diagnostic.h"
 
 namespace sdfc::codegen {
 
@@ -60,6 +63,21 @@ std::vector<std::string> enclosing_params(const Block& st, int id) {
   for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
     for (auto& p : st.node(s).map.params) ps.push_back(p);
   return ps;
+}
+
+std::string fill(std::string_view text, const std::vector<std::pair<std::string_view, std::string>>& values) {
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t k; (k = text.find("${", at)) != std::string_view::npos;) {
+    std::size_t end = text.find('}', k);
+    SDFC_ASSERT(end != std::string_view::npos, "unterminated ${ in a code template");
+    std::string_view key = text.substr(k + 2, end - k - 2);
+    auto it = std::find_if(values.begin(), values.end(), [&](auto& v) { return v.first == key; });
+    SDFC_ASSERT(it != values.end(), "unknown key in a code template: " + std::string(key));
+    out.append(text.substr(at, k - at)).append(it->second);
+    at = end + 1;
+  }
+  return out.append(text.substr(at));
 }
 
 std::string gpu_stream(int s) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/Expr.h"
@@ -32,6 +34,11 @@ inline Expr extent(const RangeDim& d) {
 }
 /// Parameters of the maps enclosing node `id` of `st`, innermost last.
 std::vector<std::string> enclosing_params(const Block& st, int id);
+
+/// A code template filled in: every `${key}` of `text` becomes its value (an unknown key is an
+/// internal error). The library frame's fixed parts are such templates, so that they read as the
+/// C++ they print.
+std::string fill(std::string_view text, const std::vector<std::pair<std::string_view, std::string>>& values);
 
 /// `sdfc::gpu::stream(ctx, s)`: the stream a pass numbered `s`.
 std::string gpu_stream(int s);

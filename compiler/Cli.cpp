@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/Format.h"
+#include "clang_tools/Format.h"
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
 #include "compiler/DaceLayout.h"

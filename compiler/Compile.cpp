@@ -9,7 +9,7 @@
 #include <fstream>
 #include <mutex>
 
-#include "analysis/TaskletCheck.h"
+#include "clang_tools/TaskletCheck.h"
 #include "compiler/Output.h"
 #include "ir/JsonReader.h"
 #include "ir/Validate.h"
@@ -105,7 +105,7 @@ GeneratedProgram generate_program(SDFG& sdfg, const CompileOptions& options, con
   try {
     run_pipeline(sdfg, options, hooks);
     // The tasklet check reads the program after the passes (explicit connector types, schedules)
-    // and writes nothing into it; it is not a pass (analysis/TaskletCheck.h).
+    // and writes nothing into it; it is not a pass (clang_tools/TaskletCheck.h).
     auto t0 = std::chrono::steady_clock::now();
     TaskletCheckResult check = check_tasklets(sdfg, options, file, remember_checks);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

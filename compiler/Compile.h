@@ -30,7 +30,7 @@ class InvalidInput : public std::runtime_error {
 std::unique_ptr<SDFG> load_sdfg_file(const std::string& path);
 std::unique_ptr<SDFG> load_sdfg_text(const std::string& text, const std::string& display_name);
 
-/// Runs the pipeline, the CPP tasklet check (analysis/TaskletCheck.h) and the code generator.
+/// Runs the pipeline, the CPP tasklet check (clang_tools/TaskletCheck.h) and the code generator.
 /// Throws InvalidInput.
 ///
 /// With `remember_checks`, a tasklet check that passed is remembered in the build cache

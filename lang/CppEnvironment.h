@@ -1,7 +1,7 @@
 /// \file
 /// The C++ environment generated code gives tasklets: the standard headers every generated source
 /// includes before sdfc's runtime header. CPP tasklets may rely on what they declare; the tasklet
-/// check (analysis/TaskletCheck.h) parses tasklets against the same list.
+/// check (clang_tools/TaskletCheck.h) parses tasklets against the same list.
 #pragma once
 
 #include <string>

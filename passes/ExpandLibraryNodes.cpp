@@ -1,5 +1,6 @@
 #include "passes/ExpandLibraryNodes.h"
 
+#include "ir/Walk.h"
 #include "passes/LibraryExpansion.h"
 
 namespace sdfc {
@@ -19,34 +20,16 @@ const std::vector<Expander::LibraryClass>& Expander::classes() {
   return list;
 }
 
-void Expander::region(SDFG& s, Block& r, const std::string& ptr, bool in_map) {
-  for (std::size_t i = 0; i < r.blocks.size(); ++i) block(s, *r.blocks[i], ptr + "/nodes/" + std::to_string(i), in_map);
-}
-
-void Expander::block(SDFG& s, Block& b, const std::string& ptr, bool in_map) {
-  switch (b.kind) {
-    case BlockKind::State:
-      for (int id = 0; id < static_cast<int>(b.nodes.size()); ++id) {
-        Node& n = b.node(id);
-        std::string np = ptr + "/nodes/" + std::to_string(id);
-        bool scoped = in_map || n.scope_entry >= 0;
-        if (n.kind == NodeKind::NestedSDFG) sdfg(*n.sdfg, np + "/attributes/sdfg", scoped);
-        if (n.kind == NodeKind::Library) expand(Site{s, b, id, np, scoped});
-      }
-      break;
-    case BlockKind::Region:
-    case BlockKind::Loop:
-      region(s, b, ptr, in_map);
-      break;
-    case BlockKind::Conditional:
-      for (std::size_t k = 0; k < b.branches.size(); ++k)
-        region(s, *b.branches[k].second, ptr + "/branches/" + std::to_string(k) + "/1", in_map);
-      break;
-    case BlockKind::Break:
-    case BlockKind::Continue:
-    case BlockKind::Return:
-      break;
-  }
+void Expander::sdfg(SDFG& s, const std::string& ptr, bool in_map) {
+  walk::for_each_state(s, ptr, [&](Block& b, const std::string& sp) {
+    for (int id = 0; id < static_cast<int>(b.nodes.size()); ++id) {
+      Node& n = b.node(id);
+      std::string np = walk::node_pointer(sp, static_cast<std::size_t>(id));
+      bool scoped = in_map || n.scope_entry >= 0;
+      if (n.kind == NodeKind::NestedSDFG) sdfg(*n.sdfg, walk::nested_sdfg_pointer(np), scoped);
+      if (n.kind == NodeKind::Library) expand(Site{s, b, id, np, scoped});
+    }
+  });
 }
 
 void Expander::expand(const Site& x) {

@@ -2,18 +2,23 @@
 
 #include <set>
 
+#include "ir/Walk.h"
+
 namespace sdfc {
 namespace {
 
-void used_streams(const Block& b, std::set<int>& out) {
-  for (auto& n : b.nodes) {
-    if (n->stream >= 0) out.insert(n->stream);
-    if (n->kind == NodeKind::NestedSDFG && n->sdfg) used_streams(n->sdfg->root, out);
-  }
-  for (auto& e : b.edges)
-    if (e.stream >= 0) out.insert(e.stream);
-  for (auto& c : b.blocks) used_streams(*c, out);
-  for (auto& [cond, body] : b.branches) used_streams(*body, out);
+/// The streams of every GPU operation, in the SDFG and every nested one.
+std::set<int> used_streams(const SDFG& root) {
+  std::set<int> out;
+  walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) {
+    walk::for_each_state(s, ptr, [&](const Block& st, const std::string&) {
+      for (auto& n : st.nodes)
+        if (n->stream >= 0) out.insert(n->stream);
+      for (auto& e : st.edges)
+        if (e.stream >= 0) out.insert(e.stream);
+    });
+  });
+  return out;
 }
 
 }  // namespace
@@ -22,8 +27,7 @@ void inject_external_sync(SDFG& sdfg, const CompileOptions& options) {
   sdfg.external_sync = options.target != Target::CPU;
   sdfg.sync_streams.clear();
   if (!sdfg.external_sync || options.gpu_streams == 0) return;
-  std::set<int> streams;
-  used_streams(sdfg.root, streams);
+  std::set<int> streams = used_streams(sdfg);
   sdfg.sync_streams.assign(streams.begin(), streams.end());
 }
 

@@ -330,7 +330,9 @@ class Expander {
  public:
   Expander(const CompileOptions& o, std::set<std::string>& libraries) : options_(o), libraries_(libraries) {}
 
-  void sdfg(SDFG& s, const std::string& ptr, bool in_map) { region(s, s.root, ptr, in_map); }
+  /// Expands every library node of `s` and of the SDFGs nested in it (`in_map`: `s` runs inside a
+  /// map scope).
+  void sdfg(SDFG& s, const std::string& ptr, bool in_map);
 
  private:
   const CompileOptions& options_;
@@ -343,10 +345,6 @@ class Expander {
     void (Expander::*expand)(const Site&);
   };
   static const std::vector<LibraryClass>& classes();
-
-  void region(SDFG& s, Block& r, const std::string& ptr, bool in_map);
-
-  void block(SDFG& s, Block& b, const std::string& ptr, bool in_map);
 
   void expand(const Site& x);
 

@@ -8,6 +8,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
@@ -28,28 +29,7 @@ struct Normalizer {
   void body(SDFG& s, bool in_map) {
     for (auto& [name, d] : s.arrays)
       if (d.storage == StorageType::Default && d.kind == DataKind::Array) d.storage = StorageType::CPU_Heap;
-    region(s, s.root, in_map);
-  }
-
-  void region(SDFG& s, Block& r, bool in_map) {
-    for (auto& b : r.blocks) block(s, *b, in_map);
-  }
-
-  void block(SDFG& s, Block& b, bool in_map) {
-    switch (b.kind) {
-      case BlockKind::State:
-        state(s, b, in_map);
-        break;
-      case BlockKind::Region:
-      case BlockKind::Loop:
-        region(s, b, in_map);
-        break;
-      case BlockKind::Conditional:
-        for (auto& [c, body] : b.branches) region(s, *body, in_map);
-        break;
-      default:
-        break;
-    }
+    walk::for_each_state(s, "", [&](Block& st, const std::string&) { state(s, st, in_map); });
   }
 
   void state(SDFG& s, Block& st, bool in_map) {

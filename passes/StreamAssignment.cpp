@@ -1,14 +1,18 @@
 #include "passes/StreamAssignment.h"
 
 #include "analysis/GpuOps.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
 
-void assign(SDFG& sdfg, Block& b, int streams) {
-  if (b.kind == BlockKind::State) {
+void assign(SDFG& sdfg, int streams);
+
+/// The streams of one state's GPU operations (nested SDFGs called from the host first).
+void assign_state(SDFG& sdfg, Block& b, int streams) {
+  {
     for (auto& n : b.nodes)
-      if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) assign(*n->sdfg, n->sdfg->root, streams);
+      if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) assign(*n->sdfg, streams);
     if (streams == 0) {
       for (auto& n : b.nodes)
         if (is_stream_node(*n) || (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && queues_gpu_work(*n->sdfg)))
@@ -46,15 +50,17 @@ void assign(SDFG& sdfg, Block& b, int streams) {
       }
     }
   }
-  for (auto& c : b.blocks) assign(sdfg, *c, streams);
-  for (auto& [cond, body] : b.branches) assign(sdfg, *body, streams);
+}
+
+void assign(SDFG& sdfg, int streams) {
+  walk::for_each_state(sdfg, "", [&](Block& st, const std::string&) { assign_state(sdfg, st, streams); });
 }
 
 }  // namespace
 
 void assign_streams(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;
-  assign(sdfg, sdfg.root, options.gpu_streams);
+  assign(sdfg, options.gpu_streams);
 }
 
 }  // namespace sdfc

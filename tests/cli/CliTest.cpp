@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "TestUtil.h"
-#include "analysis/TaskletCheck.h"
-#include "codegen/Format.h"
+#include "clang_tools/Format.h"
+#include "clang_tools/TaskletCheck.h"
 #include "compiler/Build.h"
 #include "compiler/Cli.h"
 #include "ir/Builder.h"

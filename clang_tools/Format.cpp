@@ -1,5 +1,5 @@
 // Formatting generated code with clang-format (see Format.h).
-#include "codegen/Format.h"
+#include "clang_tools/Format.h"
 
 #ifdef SDFC_CLANG_PLUGIN
 // The plugin (libsdfc_clang.so) holds the clang-format half of this file (see TaskletCheck.cpp).
@@ -8,7 +8,7 @@
 #define format_source plugin_format_source
 #define format_program plugin_format_program
 #endif
-#include "analysis/ClangPlugin.h"
+#include "clang_tools/ClangPlugin.h"
 #include "ir/Diagnostic.h"
 
 #ifdef SDFC_WITH_CLANG

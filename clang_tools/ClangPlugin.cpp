@@ -1,4 +1,4 @@
-#include "analysis/ClangPlugin.h"
+#include "clang_tools/ClangPlugin.h"
 
 #include <dlfcn.h>
 

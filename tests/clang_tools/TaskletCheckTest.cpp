@@ -1,4 +1,4 @@
-// The Clang tasklet check (analysis/TaskletCheck.h): its error messages, their JSON pointers and
+// The Clang tasklet check (clang_tools/TaskletCheck.h): its error messages, their JSON pointers and
 // line:column inside the tasklet, and no false positives on real DaCe tasklets. Built only with
 // SDFC_WITH_CLANG.
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "TestUtil.h"
-#include "analysis/TaskletCheck.h"
+#include "clang_tools/TaskletCheck.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
 

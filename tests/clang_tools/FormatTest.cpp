@@ -1,4 +1,4 @@
-// `sdfc compile --format` (codegen/Format.h): clang-format changes whitespace only, the formatted
+// `sdfc compile --format` (clang_tools/Format.h): clang-format changes whitespace only, the formatted
 // code builds into its own cache entry and computes the same result. Built only with
 // SDFC_WITH_CLANG.
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "TestUtil.h"
-#include "codegen/Format.h"
+#include "clang_tools/Format.h"
 #include "compiler/Cli.h"
 #include "compiler/Compile.h"
 #include "sdfc/sdfc.h"

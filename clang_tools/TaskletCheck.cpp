@@ -1,6 +1,6 @@
 // The tasklet check (see TaskletCheck.h): builds one translation unit for all CPP tasklets of a
 // program and, in a build with Clang, parses it once and maps Clang's findings back to tasklets.
-#include "analysis/TaskletCheck.h"
+#include "clang_tools/TaskletCheck.h"
 
 #ifdef SDFC_CLANG_PLUGIN
 // The plugin (libsdfc_clang.so) holds the Clang half of this file; libsdfc holds the rest, and
@@ -20,7 +20,7 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/ClangPlugin.h"
+#include "clang_tools/ClangPlugin.h"
 #include "ir/Signature.h"
 #include "lang/CodeWriter.h"
 #include "lang/CppEnvironment.h"

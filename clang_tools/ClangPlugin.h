@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "analysis/TaskletCheck.h"
+#include "clang_tools/TaskletCheck.h"
 
 namespace sdfc {
 
