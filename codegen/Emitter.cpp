@@ -271,14 +271,12 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
         c.access[name] = Access::Value;
         break;
       case DataDesc::Alloc::HostHeap:
-        w.line(alloc_line(c, name, d) + fmt::format("  // transient, lifetime {}", to_string(d.lifetime)));
-        w.line(unwind_line(name, d));
-        frees.push_back(name);
-        break;
       case DataDesc::Alloc::DeviceMalloc:
       case DataDesc::Alloc::DevicePool:
       case DataDesc::Alloc::PinnedHost:
-        w.line(alloc_line(c, name, d));
+        w.line(alloc_line(c, name, d) + (d.alloc == DataDesc::Alloc::HostHeap
+                                             ? fmt::format("  // transient, lifetime {}", to_string(d.lifetime))
+                                             : ""));
         w.line(unwind_line(name, d));
         frees.push_back(name);
         break;
