@@ -185,20 +185,6 @@ bool version_uses_typed_symbols(const std::string& version) {
   return true;  // 2.0.0b*, 2.0.0rc*
 }
 
-namespace {
-template <typename B, typename F>
-void walk_blocks(B& region, const F& fn) {
-  std::vector<B*> work{&region};
-  while (!work.empty()) {
-    B* b = work.back();
-    work.pop_back();
-    fn(*b);
-    for (auto& c : b->blocks) work.push_back(c.get());
-    for (auto& [cond, body] : b->branches) work.push_back(body.get());
-  }
-}
-}  // namespace
-
 std::vector<DynamicRangeInput> dynamic_range_inputs(const SDFG& sdfg, const Block& state, int entry) {
   std::vector<DynamicRangeInput> out;
   for (auto& conn : state.node(entry).in_connectors) {
@@ -212,13 +198,6 @@ std::vector<DynamicRangeInput> dynamic_range_inputs(const SDFG& sdfg, const Bloc
     }
   }
   return out;
-}
-
-void for_each_block(const Block& region, const std::function<void(const Block&)>& fn) {
-  walk_blocks(region, fn);
-}
-void for_each_block(Block& region, const std::function<void(Block&)>& fn) {
-  walk_blocks(region, fn);
 }
 
 }  // namespace sdfc

@@ -376,12 +376,8 @@ int start_of(const Block& region);
 std::vector<Expr> c_order_strides(const std::vector<Expr>& shape);
 Expr product(const std::vector<Expr>& shape);
 
-/// Calls `fn` on `region` and on every block nested in it (child blocks, conditional branches),
-/// not entering nested SDFGs; depth first, the last child first (a stack).
-void for_each_block(const Block& region, const std::function<void(const Block&)>& fn);
 /// The dynamic range inputs of map entry `entry` of `state` in `sdfg` (connectors with a memlet).
 std::vector<DynamicRangeInput> dynamic_range_inputs(const SDFG& sdfg, const Block& state, int entry);
-void for_each_block(Block& region, const std::function<void(Block&)>& fn);
 
 /// True when `version` (e.g. "2.0.0a6", "0.14.1") is 2.0.0a4 or newer.
 bool version_uses_typed_symbols(const std::string& version);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ir/Walk.h"
+
 namespace sdfc {
 namespace {
 
@@ -164,7 +166,7 @@ std::vector<std::string> assigned_symbols(const SDFG& sdfg) {
   auto add = [&](const std::string& s) {
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   };
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     if (b.kind == BlockKind::Loop && !b.loop_variable.empty()) add(b.loop_variable);
     for (auto& e : b.cf_edges)
       for (auto& [k, v] : e.assignments) add(k);

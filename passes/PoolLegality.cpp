@@ -6,6 +6,7 @@
 
 #include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
+#include "ir/Walk.h"
 #include "passes/VerifySync.h"
 
 namespace sdfc {
@@ -73,7 +74,7 @@ bool has_pool(const SDFG& sdfg) {
   for (auto& [name, d] : sdfg.arrays)
     if (pooled_gpu(d)) return true;
   bool found = false;
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     for (auto& n : b.nodes) found = found || (n->kind == NodeKind::NestedSDFG && n->sdfg && has_pool(*n->sdfg));
   });
   return found;

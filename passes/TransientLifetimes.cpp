@@ -10,6 +10,7 @@
 #include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 /// Transients with an access node outside every map scope.
 std::set<std::string> used_outside_maps(const SDFG& sdfg) {
   std::set<std::string> out;
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     for (auto& n : b.nodes)
       if (n->kind == NodeKind::Access && n->scope_entry < 0) out.insert(n->data);
   });
@@ -168,7 +169,7 @@ Usage usage_of(const SDFG& sdfg) {
   auto code = [&](const std::string& text) {
     for (auto& id : identifiers_in(text)) u.read.insert(id);
   };
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     for (auto& e : b.edges) {
       if (e.memlet.data.empty()) continue;
       if (b.node(e.src).kind == NodeKind::Access) u.read.insert(b.node(e.src).data);
@@ -242,7 +243,7 @@ class ModeApplier {
 
   void apply(SDFG& sdfg, const ToTop& to_top, bool top) {
     std::vector<std::pair<Block*, int>> calls;  // nested SDFG nodes outside map scopes
-    for_each_block(sdfg.root, [&](Block& b) {
+    walk::for_each_block(sdfg.root, "", [&](Block& b, const std::string&) {
       for (std::size_t i = 0; i < b.nodes.size(); ++i)
         if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->scope_entry < 0)
           calls.emplace_back(&b, static_cast<int>(i));

@@ -9,6 +9,7 @@
 
 #include "analysis/GpuOps.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
@@ -383,7 +384,7 @@ void verify(const SDFG& sdfg, const CompileOptions& options, SyncReport& report,
   int streams = std::max(1, options.gpu_streams);
   for (const Path& p : all) Replay(sdfg, streams, found).run(p);
   // Nested SDFGs on their own.
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     for (auto& n : b.nodes)
       if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0) verify(*n->sdfg, options, report, found);
   });

@@ -21,6 +21,7 @@
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
+#include "ir/Walk.h"
 #include "sdfc/sdfc.h"
 
 namespace sdfc::test {
@@ -238,7 +239,7 @@ inline void expect_corpus_outputs(const nlohmann::json& expected, const std::map
 /// nested SDFG writes one: its names are not the caller's): atomics make their last bits vary.
 inline std::set<std::string> float_wcr_outputs(const SDFG& sdfg) {
   std::set<std::string> out;
-  for_each_block(sdfg.root, [&](const Block& b) {
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
     if (b.kind != BlockKind::State) return;
     for (auto& e : b.edges)
       if (e.memlet.wcr)
