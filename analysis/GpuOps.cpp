@@ -123,6 +123,13 @@ std::vector<int> ScopeIndex::scope_nodes(const Block& st, int entry) const {
   return nodes;
 }
 
+std::vector<std::string> enclosing_params(const Block& st, int id) {
+  std::vector<std::string> ps;
+  for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
+    for (auto& p : st.node(s).map.params) ps.push_back(p);
+  return ps;
+}
+
 std::vector<int> scope_order(const Block& st, int scope) {
   return scope_order(st, scope, ScopeIndex(st));
 }

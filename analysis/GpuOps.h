@@ -37,6 +37,9 @@ struct ScopeIndex {
   std::vector<int> scope_nodes(const Block& state, int entry) const;
 };
 
+/// Parameters of the maps enclosing node `id` of `state`, innermost first.
+std::vector<std::string> enclosing_params(const Block& state, int id);
+
 /// scope_order(state, scope) through the state's index (the same order).
 std::vector<int> scope_order(const Block& state, int scope, const ScopeIndex& index);
 

@@ -58,13 +58,6 @@ bool single_element(const Range& r) {
   return true;
 }
 
-std::vector<std::string> enclosing_params(const Block& st, int id) {
-  std::vector<std::string> ps;
-  for (int s = st.node(id).scope_entry; s >= 0; s = st.node(s).scope_entry)
-    for (auto& p : st.node(s).map.params) ps.push_back(p);
-  return ps;
-}
-
 std::string fill(std::string_view text, const std::vector<std::pair<std::string_view, std::string>>& values) {
   std::string out;
   std::size_t at = 0;

@@ -32,8 +32,6 @@ bool single_element(const Range& r);
 inline Expr extent(const RangeDim& d) {
   return range_extent(d);
 }
-/// Parameters of the maps enclosing node `id` of `st`, innermost last.
-std::vector<std::string> enclosing_params(const Block& st, int id);
 
 /// A code template filled in: every `${key}` of `text` becomes its value (an unknown key is an
 /// internal error). The library frame's fixed parts are such templates, so that they read as the

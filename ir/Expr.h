@@ -71,6 +71,10 @@ Expr make_node(ExprNode n);
 /// Parses one expression. Throws ExprSyntaxError.
 Expr parse_expr(std::string_view text, Dialect dialect = Dialect::Plain);
 
+/// DaCe's lambda text `(lambda x, y: body)` -> {x, y, body} (write-conflict resolutions, Reduce);
+/// empty on anything else.
+std::vector<std::string> split_lambda(std::string text);
+
 /// Prints for a file in `dialect` (inverse of parse_expr: parse(print(e)) prints the same).
 std::string print_expr(const Expr& e, Dialect dialect = Dialect::Plain);
 /// Prints as C++ (integer floor division and power through runtime helpers in `sdfc::rt`).

@@ -21,25 +21,6 @@ namespace sdfc::library {
   throw UserError(Diagnostic{"", ptr, 0, 0, what});
 }
 
-/// `(lambda x, y: body)` -> {x, y, body}; empty on anything else.
-inline std::vector<std::string> split_lambda(std::string text) {
-  auto trim = [](std::string s) {
-    std::size_t a = s.find_first_not_of(" \t\n"), b = s.find_last_not_of(" \t\n");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-  };
-  text = trim(text);
-  while (text.size() > 2 && text.front() == '(' && text.back() == ')') text = trim(text.substr(1, text.size() - 2));
-  if (text.rfind("lambda", 0) != 0) return {};
-  std::size_t colon = text.find(':');
-  if (colon == std::string::npos) return {};
-  std::string params = text.substr(6, colon - 6);
-  std::size_t comma = params.find(',');
-  if (comma == std::string::npos) return {};
-  std::string a = trim(params.substr(0, comma)), b = trim(params.substr(comma + 1));
-  if (a.empty() || b.empty()) return {};
-  return {a, b, trim(text.substr(colon + 1))};
-}
-
 inline std::string plain(const Expr& e) {
   return print_expr(simplify(e));
 }

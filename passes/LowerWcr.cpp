@@ -12,24 +12,13 @@
 namespace sdfc {
 
 std::optional<WcrLowering> classify_wcr(std::string text) {
-  auto trim = [](std::string s) {
-    s.erase(0, s.find_first_not_of(" \t"));
-    s.erase(s.find_last_not_of(" \t") + 1);
-    return s;
-  };
-  text = trim(text);
-  while (text.size() > 2 && text.front() == '(' && text.back() == ')') text = trim(text.substr(1, text.size() - 2));
-  if (text.rfind("lambda", 0) != 0) return std::nullopt;
-  auto colon = text.find(':');
-  if (colon == std::string::npos) return std::nullopt;
-  std::string params = text.substr(6, colon - 6);
-  auto comma = params.find(',');
-  if (comma == std::string::npos) return std::nullopt;
+  std::vector<std::string> lambda = split_lambda(std::move(text));
+  if (lambda.empty()) return std::nullopt;
   WcrLowering w;
-  w.a = trim(params.substr(0, comma));
-  w.b = trim(params.substr(comma + 1));
+  w.a = lambda[0];
+  w.b = lambda[1];
   try {
-    w.body = parse_expr(text.substr(colon + 1));
+    w.body = parse_expr(lambda[2]);
   } catch (const ExprSyntaxError&) {
     return std::nullopt;
   }

@@ -241,13 +241,6 @@ class Outliner {
     }
     return ok;
   }
-
-  static std::vector<std::string> enclosing_params(const Block& st, int id) {
-    std::vector<std::string> ps;
-    for (int e = st.node(id).scope_entry; e >= 0; e = st.node(e).scope_entry)
-      for (auto& p : st.node(e).map.params) ps.push_back(p);
-    return ps;
-  }
 };
 
 }  // namespace
