@@ -242,7 +242,11 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
         "// workspace-layout: one allocation per call holds {} GPU transient(s): {} bytes ({} without sharing)",
         arena.members.size(), print_expr(arena.bytes), print_expr(arena.unshared_bytes)));
     std::string bytes = checked_count("the call's arena of GPU transients", arena.bytes, "1");
-    if (arena.stream_ordered) {
+    if (arena.held) {
+      w.line(fmt::format(
+          "char* __arena = sdfc::gpu::held_arena({}, {});  // gpu-graph: held by the instance between calls", kCtx,
+          bytes));
+    } else if (arena.stream_ordered) {
       out_.uses_pool = true;
       w.line("char* __arena = nullptr; " +
              gpu_check(fmt::format("sdfc::gpu::gpuMallocAsync(&__arena, {}, {})", bytes, gpu_stream(0))) +
@@ -251,7 +255,7 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
       w.line("char* __arena = nullptr; " +
              gpu_check(fmt::format("sdfc::gpu::gpuMalloc(&__arena, std::max<std::size_t>(1, {}))", bytes)));
     }
-    w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + arena_free() + " });");
+    if (!arena.held) w.line("auto __sdfc_unwind_arena = sdfc::rt::on_unwind([&] { " + arena_free() + " });");
   }
   for (auto& [name, d] : c.sdfg->arrays) {
     if (!d.transient || d.place != DataDesc::Place::Call) continue;
@@ -299,7 +303,7 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
       host_waits({0}, w);
   }
   for (auto& f : frees) w.line(free_line(f, *c.data(f)));
-  if (use_arena) w.line(arena_free());
+  if (use_arena && !arena.held) w.line(arena_free());
 }
 
 std::string Emitter::arena_free() const {
@@ -370,7 +374,8 @@ void Emitter::emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWr
     int b = order[i];
     const Block& blk = *r.blocks[static_cast<std::size_t>(b)];
     if (needs_label.count(b)) w.line(label(b) + ":;");
-    emit_block(c, blk, ptr + "/nodes/" + std::to_string(b), w);
+    std::string bp = ptr + "/nodes/" + std::to_string(b);
+    emit_segment(blk, bp, w, [&] { emit_block(c, blk, bp, w); });
     auto& os = out[static_cast<std::size_t>(b)];
     bool last = i + 1 == order.size();
     if (os.size() == 1 && falls_through(b, os[0]->dst)) {
@@ -405,6 +410,34 @@ void Emitter::emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWr
   if (end_used) w.line(fmt::format("__r{}_end:;", region_id));
 }
 
+void Emitter::emit_segment(const Block& b, const std::string& ptr, CodeWriter& w, const std::function<void()>& body) {
+  if (b.graph_segment < 0) {
+    body();
+    return;
+  }
+  std::vector<std::string> key;
+  for (auto& n : b.graph_key) key.push_back(fmt::format("{{(const void*)&{0}, sizeof({0})}}", ident(n)));
+  if (key.empty()) key.push_back("{nullptr, 0}");
+  w.open("");
+  w.line(fmt::format("// gpu-graph segment {} ({}): captured once, replayed while these bytes stay the same",
+                     b.graph_segment, ptr));
+  w.line(fmt::format("const sdfc::gpu::GraphArg __seg_args[] = {{{}}};", fmt::join(key, ", ")));
+  const auto& ids = root_.sync_streams;
+  if (ids.empty())
+    w.line("const int* __seg_streams = nullptr;");
+  else
+    w.line(fmt::format("static constexpr int __seg_streams[] = {{{}}};", fmt::join(ids, ", ")));
+  w.line(
+      fmt::format("sdfc::gpu::Segment __seg({}, {}, __seg_args, sizeof(__seg_args) / sizeof(__seg_args[0]), "
+                  "__seg_streams, {});",
+                  kCtx, b.graph_segment, ids.size()));
+  w.open("if (__seg.run())");
+  body();
+  w.line("__seg.finish(__state->__sdfc_error.set);");
+  w.close();
+  w.close();
+}
+
 void Emitter::emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w) {
   for (auto& [k, v] : e.assignments) w.line(fmt::format("{} = {};", ident(k), code_expr(c, v, region_ptr + "/edges")));
 }
@@ -422,15 +455,15 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
           frees.push_back(name);
         }
       if (b.fork_event >= 0) {  // synchronization pass: the state's streams start after stream 0's work
-        stream_record(0, b.fork_event, w);
-        for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w);
+        stream_record(0, b.fork_event, w, segments());
+        for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w, segments());
       }
       begin_state(b, ptr);
       emit_scope(c, b, ptr, -1, w, c.parallel);
       end_state(b);
       for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
-        stream_record(s, e, w);
-        stream_waits(0, {e}, w);
+        stream_record(s, e, w, segments());
+        stream_waits(0, {e}, w, segments());
       }
       for (auto& f : frees) w.line(free_line(f, *c.data(f)));
       w.close();
@@ -481,7 +514,8 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
         }
         if (body->graph_host_work)  // gpu-graph: host work a replay would skip
           w.line(fmt::format("sdfc::gpu::abandon_capture_here({});  // gpu-graph: this branch does host work", kCtx));
-        emit_region(c, *body, bp + "/1", w);
+        const Block& region = *body;  // (a lambda cannot capture a structured binding in C++17)
+        emit_segment(region, bp + "/1", w, [&] { emit_region(c, region, bp + "/1", w); });
         w.close();
       }
       break;

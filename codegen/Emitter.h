@@ -7,6 +7,7 @@
 /// program's source and C header. Every decision was made by a pass and is read from the IR.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -139,12 +140,16 @@ class Emitter {
   std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d);
   void emit_sdfg_body(Ctx& c, CodeWriter& w);
   std::string arena_free() const;
+  /// The call is split into graph segments (gpu-graph): events go through capture-aware helpers.
+  bool segments() const { return root_.graph_segments > 0; }
   /// After an allocation: the release if an exception leaves the scope before its free line.
   std::string unwind_line(const std::string& name, const DataDesc& d) const;
   std::string free_line(const std::string& name, const DataDesc& d) const;
   void emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWriter& w);
   void emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w);
   void emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWriter& w);
+  /// `body` (the code of block `b`), inside a graph segment when the gpu-graph pass made `b` one.
+  void emit_segment(const Block& b, const std::string& ptr, CodeWriter& w, const std::function<void()>& body);
 
   std::string state_type() const { return name_ + "_state_t"; }
 

@@ -413,11 +413,12 @@ void FramePrinter::init_function(CodeWriter& w) {
   // frees what was made and returns null with the reason.
   w.open("try");
   if (gpu_) {
-    w.open(fmt::format("if (!sdfc::gpu::init({0}, {1}, {2}){3})", kCtx, options_.gpu_streams, root_.num_events,
-                       root_.gpu_graph ? fmt::format(" || !sdfc::gpu::enable_graphs({})", kCtx) : ""));
+    w.open(fmt::format(
+        "if (!sdfc::gpu::init({0}, {1}, {2}){3})", kCtx, options_.gpu_streams, root_.num_events,
+        root_.gpu_graph || root_.graph_segments > 0 ? fmt::format(" || !sdfc::gpu::enable_graphs({})", kCtx) : ""));
     w.line(
         fmt::format("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"%s\", {}.error.message);", kCtx));
-    if (root_.gpu_graph) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
+    if (root_.gpu_graph || root_.graph_segments > 0) w.line(fmt::format("sdfc::gpu::destroy({});", kCtx));
     w.line("__sdfc_handles.remove(__state);");
     w.line("delete __state;");
     w.line("return nullptr;");

@@ -45,8 +45,9 @@ std::string gpu_check(const std::string& call);
 /// Prints the host waits a pass decided (one stream synchronization per stream).
 void host_waits(const std::vector<int>& streams, CodeWriter& w);
 /// Prints the events the synchronization pass decided: `stream` waits for `events` first.
-void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w);
+/// `segments` (a call split into graph segments): through the runtime's capture-aware helpers.
+void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w, bool segments = false);
 /// ... and `stream` records `event` after the operation (nothing when -1).
-void stream_record(int stream, int event, CodeWriter& w);
+void stream_record(int stream, int event, CodeWriter& w, bool segments = false);
 
 }  // namespace sdfc::codegen

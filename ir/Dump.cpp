@@ -64,12 +64,16 @@ class Dumper {
     if (s.external_sync)
       line(ind + 1,
            fmt::format(
-               "exit: {}the caller's stream records the cross-call event; without an external stream the host waits "
-               "for it",
+               "exit: {}with an external stream it records the cross-call event; without one the host waits for it "
+               "(the call is then finished)",
                s.sync_streams.empty() ? "" : "the caller's stream waits for" + ints("streams", s.sync_streams) + "; "));
     if (s.gpu_graph)
       line(ind + 1,
            "graph: the call's GPU work is captured once and replayed while the arguments stay the same (gpu-graph)");
+    if (s.graph_segments > 0)
+      line(ind + 1, fmt::format("graph: {} segment(s) between the host work, each captured once and replayed "
+                                "(gpu-graph); the rest runs as without --gpu-graph",
+                                s.graph_segments));
     for (auto& ws : s.workspaces)
       line(ind + 1, fmt::format("workspace {}: {} bytes ({} without sharing), base aligned to {}, holds {}",
                                 to_string(ws.storage), ex(ws.bytes), ex(ws.unshared_bytes), ws.alignment,
@@ -77,10 +81,12 @@ class Dumper {
     if (!s.libraries.empty())
       line(ind + 1, fmt::format("libraries: {} (vendor library calls)", fmt::join(s.libraries, ", ")));
     if (!s.arena.members.empty())
-      line(ind + 1, fmt::format("arena {} (one allocation per call{}): {} bytes ({} without sharing), holds {}",
-                                to_string(s.arena.storage),
-                                s.arena.stream_ordered ? " from the stream-ordered pool on stream 0" : "",
-                                ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
+      line(ind + 1,
+           fmt::format("arena {} ({}): {} bytes ({} without sharing), holds {}", to_string(s.arena.storage),
+                       s.arena.held             ? "held by the instance between calls: gpu-graph"
+                       : s.arena.stream_ordered ? "one allocation per call from the stream-ordered pool on stream 0"
+                                                : "one allocation per call",
+                       ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
   }
 
   static std::string join_names(const std::vector<std::string>& names) {
@@ -135,10 +141,18 @@ class Dumper {
     }
   }
 
+  /// gpu-graph: the segment a block is, with its key.
+  void segment(const Block& b, int ind) {
+    if (b.graph_segment < 0) return;
+    line(ind, fmt::format("graph segment {}: captured once, replayed while these stay the same: {}", b.graph_segment,
+                          join_names(b.graph_key)));
+  }
+
   void block(const Block& b, int id, int ind) {
     switch (b.kind) {
       case BlockKind::State:
         line(ind, fmt::format("state {} \"{}\"", id, b.label));
+        segment(b, ind + 1);
         if (b.fork_event >= 0)
           line(ind + 1,
                fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
@@ -149,6 +163,7 @@ class Dumper {
         break;
       case BlockKind::Region:
         line(ind, fmt::format("region {} \"{}\"", id, b.label));
+        segment(b, ind + 1);
         region_body(b, ind + 1);
         break;
       case BlockKind::Loop: {
@@ -158,6 +173,7 @@ class Dumper {
                          b.init_statement ? b.init_statement->code : "", b.loop_condition.code,
                          b.update_statement ? b.update_statement->code : "");
         line(ind, s);
+        segment(b, ind + 1);
         region_body(b, ind + 1);
         break;
       }
@@ -165,6 +181,7 @@ class Dumper {
         line(ind, fmt::format("conditional {} \"{}\"{}", id, b.label, waits(b.host_waits)));
         for (auto& [cond, body] : b.branches) {
           line(ind + 1, cond ? "if " + cond->code + ":" : std::string("else:"));
+          segment(*body, ind + 2);
           region_body(*body, ind + 2);
         }
         break;
@@ -290,6 +307,12 @@ std::string range_str(const Range& r) {
 std::string dump(const SDFG& sdfg) {
   Dumper d;
   d.sdfg(sdfg, 0);
+  return d.out;
+}
+
+std::string dump_block(const Block& block) {
+  Dumper d;
+  d.block(block, 0, 0);
   return d.out;
 }
 

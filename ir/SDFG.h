@@ -117,6 +117,10 @@ struct Workspace {
   /// The call's arena only: allocated from the stream-ordered pool (MallocAsync on stream 0 at the
   /// call's start, FreeAsync on stream 0 at its end; the pool keeps the memory between calls).
   bool stream_ordered = false;
+  /// The call's arena only, gpu-graph: held by the instance between calls (allocated at the first
+  /// call, grown when the symbols need more, freed at exit), so that a graph's kernels keep their
+  /// pointers from call to call and the graph holds no memory nodes.
+  bool held = false;
 };
 
 /// Library: a DaCe library node (`classpath` names its class); the expand-library-nodes pass
@@ -300,6 +304,11 @@ struct Block {
   /// gpu-graph (a conditional branch's body): the body does host work a replay would skip; a call
   /// that enters it while capturing abandons the capture and runs without a graph
   bool graph_host_work = false;
+  /// gpu-graph (blocks of the root's control-flow tree, graph segments): this block's GPU work is
+  /// captured once as a graph and replayed while the values named in graph_key (arguments,
+  /// symbols, the root's host scalars and per-call pointers) stay the same; -1: not a segment
+  int graph_segment = -1;
+  std::vector<std::string> graph_key;
   /// synchronization: streams the host waits for before evaluating this block's conditions (a
   /// conditional's branch conditions; a loop's condition, before every evaluation)
   std::vector<int> host_waits;
@@ -346,13 +355,17 @@ struct SDFG {
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,
   /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits
-  /// for each of `sync_streams`, records the cross-call event, and — without an external stream
-  /// — the host waits for it. `sync_streams`: the internal streams the program uses (empty with
+  /// for each of `sync_streams`, records the cross-call event with an external stream, or the host
+  /// waits for it without one. `sync_streams`: the internal streams the program uses (empty with
   /// --gpu-streams 0, where all work runs on the caller's stream itself).
   bool external_sync = false;
   /// gpu-graph (root, --gpu-graph): the call's GPU work is captured once as a graph and replayed
   /// while the arguments stay the same (the pass checked that the host code only queues GPU work).
   bool gpu_graph = false;
+  /// gpu-graph (root, --gpu-graph, when the whole call cannot be one graph): the number of graph
+  /// segments (Block::graph_segment); the rest of the call runs as without --gpu-graph, and event
+  /// records and waits go through the runtime's capture-aware helpers
+  int graph_segments = 0;
   std::vector<int> sync_streams;
 
   SDFG() { root.type_name = "SDFG"; }

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <utility>
+
 #include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
+#include "ir/Dump.h"
 #include "ir/Signature.h"
 #include "ir/Walk.h"
 
@@ -11,20 +15,24 @@ namespace sdfc {
 namespace {
 
 [[noreturn]] void refuse(const std::string& pointer, const std::string& what) {
-  throw UserError(Diagnostic{"", pointer, 0, 0,
-                             fmt::format("--gpu-graph: {}; a replayed graph runs no host code, and sdfc does not "
-                                         "split a call into graph segments yet; compile without --gpu-graph",
-                                         what)});
+  throw UserError(Diagnostic{"", pointer, 0, 0, fmt::format("--gpu-graph: {}", what)});
 }
 
+/// Whether a block's host code only queues GPU work that is a function of the arguments and
+/// symbols (throws UserError naming the first construct that is not). `strict`: no exception for
+/// branches that do host work (graph segments hold no such branch).
 class Checker {
  public:
+  explicit Checker(bool strict = false) : strict_(strict) {}
+
   void sdfg(SDFG& s, const std::string& ptr) {
     if (s.gpu_exit_sync && !ptr.empty()) refuse(ptr, "the nested SDFG waits for the GPU on the host at its end");
+    if (!ptr.empty()) allocations(s, ptr, nullptr, Place::Call);
+    std::string outer = std::exchange(sdfg_ptr_, ptr);
     tree(s, s.root, ptr);
+    sdfg_ptr_ = outer;
   }
 
- private:
   /// `b` and the blocks inside it. A conditional's branch whose body does host work (and whose
   /// conditions read symbols only, checked with the conditional) is marked instead of refused:
   /// the call that enters it abandons its capture (GT4Py's metrics timers behind
@@ -35,6 +43,10 @@ class Checker {
     for (std::size_t k = 0; k < b.branches.size(); ++k) {
       Block& body = *b.branches[k].second;
       body.graph_host_work = false;
+      if (strict_) {
+        tree(s, body, walk::branch_pointer(bp, k));
+        continue;
+      }
       try {
         tree(s, body, walk::branch_pointer(bp, k));
       } catch (const UserError&) {
@@ -42,6 +54,25 @@ class Checker {
       }
     }
   }
+
+  using Place = DataDesc::Place;
+
+  /// Transients allocated with a device malloc where the graph is captured (nested SDFGs'
+  /// call-level ones, those of state `st`): a replay would reuse a buffer freed at capture time.
+  static void allocations(const SDFG& s, const std::string& ptr, const Block* st, Place place) {
+    for (auto& [name, d] : s.arrays)
+      if (d.transient && d.place == place && (place == Place::Call || d.place_state == st) &&
+          (d.alloc == DataDesc::Alloc::DeviceMalloc || d.alloc == DataDesc::Alloc::PinnedHost))
+        refuse(walk::data_pointer(ptr, name),
+               fmt::format("transient \"{}\" is allocated with a device malloc inside the call (its size is known "
+                           "only there); a replay would reuse a buffer freed when the graph was captured (use "
+                           "--transients pool)",
+                           name));
+  }
+
+ private:
+  bool strict_;
+  std::string sdfg_ptr_;  ///< the pointer of the SDFG being checked
 
   /// The data containers of `s` that `code` reads.
   static void symbols_only(const SDFG& s, const std::string& code, const std::string& ptr, const std::string& what) {
@@ -74,6 +105,7 @@ class Checker {
   }
 
   void state(SDFG& s, Block& st, const std::string& sp) {
+    allocations(s, sdfg_ptr_, &st, Place::State);
     auto host = [&](const std::string& data) {
       const DataDesc* d = s.find_data(data);
       return d && !is_gpu_storage(d->storage);
@@ -112,13 +144,141 @@ class Checker {
   }
 };
 
+/// Whether block `b` queues GPU work (a kernel, a GPU library call or copy, a nested SDFG that does).
+bool queues_gpu(const Block& b) {
+  bool found = false;
+  walk::for_each_block(b, "", [&](const Block& blk, const std::string&) {
+    if (blk.kind != BlockKind::State) return;
+    for (auto& n : blk.nodes)
+      if (n->scope_entry < 0 &&
+          (is_stream_node(*n) || (n->kind == NodeKind::NestedSDFG && n->sdfg && queues_gpu_work(*n->sdfg))))
+        found = true;
+    for (auto& e : blk.edges)
+      if (e.stream >= 0 && blk.node(e.src).kind == NodeKind::Access && blk.node(e.dst).kind == NodeKind::Access)
+        found = true;
+  });
+  return found;
+}
+
+/// Whether `b` leaves itself other than at its end: a return block, or a break/continue of a loop
+/// around it (`loops`: loops entered inside `b` so far).
+bool escapes(const Block& b, int loops = 0) {
+  if (b.kind == BlockKind::Return) return true;
+  if ((b.kind == BlockKind::Break || b.kind == BlockKind::Continue) && loops == 0) return true;
+  int inner = loops + (b.kind == BlockKind::Loop ? 1 : 0);
+  for (auto& c : b.blocks)
+    if (escapes(*c, inner)) return true;
+  for (auto& br : b.branches)
+    if (escapes(*br.second, inner)) return true;
+  return false;
+}
+
+/// Graph segments: the largest blocks of the root's control-flow tree (states, loops, regions,
+/// branch bodies) that queue GPU work and whose host code passes the strict check. Each gets an id
+/// and the key a replay must match: the call's arguments, the symbols the program assigns, and
+/// the host values and per-call pointers of the root's transients.
+class Planner {
+ public:
+  explicit Planner(SDFG& root) : root_(root), assigned_(assigned_symbols(root)) {
+    for (auto& a : signature(root).args) key_.push_back(a.name);
+  }
+
+  void plan(Block& b, const std::string& bp, bool top = false) {
+    if (!top && queues_gpu(b) && !escapes(b)) {
+      try {
+        Checker(true).tree(root_, b, bp);
+        std::vector<std::string> key = key_;
+        for (auto& name : locals_read(b)) key.push_back(name);
+        b.graph_segment = count_++;
+        b.graph_key = std::move(key);
+        return;
+      } catch (const UserError&) {  // host work inside: look for segments in its blocks
+      }
+    }
+    if (b.kind == BlockKind::State) return;
+    for (std::size_t i = 0; i < b.blocks.size(); ++i) plan(*b.blocks[i], walk::block_pointer(bp, i));
+    for (std::size_t k = 0; k < b.branches.size(); ++k) plan(*b.branches[k].second, walk::branch_pointer(bp, k));
+  }
+
+  int count() const { return count_; }
+
+ private:
+  /// What segment `b` bakes into its graph besides the arguments, which a call may change while
+  /// it runs: the symbols the program assigns (loop variables included) that `b` mentions (any
+  /// identifier in its IR dump, nested SDFGs and their symbol mappings included, or in the shape
+  /// of a container it accesses: an over-approximation), and the root's transients whose value or
+  /// pointer is a local of the call and that `b` accesses: host scalars (kernel arguments by
+  /// value), per-call heap allocations, External workspaces. (The arena is held: stable.)
+  std::vector<std::string> locals_read(const Block& b) const {
+    std::set<std::string> accessed;
+    walk::for_each_block(b, "", [&](const Block& blk, const std::string&) {
+      for (auto& n : blk.nodes)
+        if (n->kind == NodeKind::Access) accessed.insert(n->data);
+    });
+    std::set<std::string> mentioned = identifiers_in(dump_block(b));
+    std::vector<std::string> out;
+    for (auto& [name, d] : root_.arrays) {
+      if (!accessed.count(name)) continue;
+      for (auto* exprs : {&d.shape, &d.strides, &d.offset})
+        for (auto& e : *exprs) mentioned.merge(identifiers_in(print_expr(e, Dialect::Plain)));
+      mentioned.merge(identifiers_in(print_expr(d.total_size, Dialect::Plain)));
+      if (d.transient && d.place == DataDesc::Place::Call &&
+          (d.alloc == DataDesc::Alloc::HostValue || is_heap_alloc(d.alloc) ||
+           (d.alloc == DataDesc::Alloc::StateStruct && d.lifetime == Lifetime::External)))
+        out.push_back(name);
+    }
+    std::vector<std::string> symbols;
+    for (auto& s : assigned_)
+      if (mentioned.count(s)) symbols.push_back(s);
+    symbols.insert(symbols.end(), out.begin(), out.end());
+    return symbols;
+  }
+
+  SDFG& root_;
+  std::vector<std::string> assigned_;
+  std::vector<std::string> key_;
+  int count_ = 0;
+};
+
+/// The call's arena is held by the instance between calls: a graph then keeps its kernels'
+/// pointers (no memory nodes, so a new capture updates the graph in place).
+void hold_arena(SDFG& sdfg) {
+  if (sdfg.arena.members.empty()) return;
+  sdfg.arena.held = true;
+  sdfg.arena.stream_ordered = false;
+}
+
 }  // namespace
 
 void decide_gpu_graph(SDFG& sdfg, const CompileOptions& options) {
   sdfg.gpu_graph = false;
+  sdfg.graph_segments = 0;
+  auto clear = [](Block& b, const std::string&) {
+    b.graph_host_work = false;
+    b.graph_segment = -1;
+    b.graph_key.clear();
+  };
+  walk::for_each_block(sdfg.root, "", clear);
   if (!options.gpu_graph || options.target == Target::CPU) return;
-  Checker().sdfg(sdfg, "");
-  sdfg.gpu_graph = true;
+  try {  // the whole call as one graph
+    Checker::allocations(sdfg, "", nullptr, DataDesc::Place::Call);
+    Checker().sdfg(sdfg, "");
+    sdfg.gpu_graph = true;
+  } catch (const UserError& whole) {  // else graph segments between the host work
+    walk::for_each_block(sdfg.root, "", clear);
+    Planner planner(sdfg);
+    planner.plan(sdfg.root, "", true);
+    if (planner.count() == 0) {
+      Diagnostic d = whole.diagnostic();
+      d.message +=
+          "; a replayed graph runs no host code, and no state, loop or branch of this program queues GPU "
+          "work without such host work, so no part of it can be recorded as a graph; compile without "
+          "--gpu-graph";
+      throw UserError(d);
+    }
+    sdfg.graph_segments = planner.count();
+  }
+  hold_arena(sdfg);
 }
 
 }  // namespace sdfc

@@ -9,8 +9,7 @@
 /// A replay runs none of the program's host code, so the pass accepts only programs whose host
 /// code does nothing but queue GPU work, and whose queued work is a function of the arguments:
 ///  - no host wait anywhere (before a node, an interstate edge, a loop or branch condition, or at
-///    the end of a nested SDFG): host work that needs GPU results would split the graph into
-///    segments, which sdfc does not do yet;
+///    the end of a nested SDFG);
 ///  - at the host level of every state (nested SDFGs outside kernels included) only access nodes,
 ///    GPU kernels, GPU library calls, nested SDFGs and copies between GPU containers: no host
 ///    tasklet or map, no copy that reads or writes host memory;
@@ -22,8 +21,21 @@
 /// abandons its capture, remembers its arguments and runs without a graph (the code generator
 /// prints the check at the branch's start). GT4Py's metrics timers, host tasklets behind the
 /// symbol gt_metrics_level, are such branches: with metrics off calls replay, with metrics on
-/// they run as without --gpu-graph. Anything else is an error naming the first construct, its
-/// JSON pointer and the fix (compile without --gpu-graph). A program that passes has its GPU work unchanged: the same
+/// they run as without --gpu-graph.
+///
+/// Graph segments: when the whole call cannot be one graph (the rules above fail outside such a
+/// branch), the pass looks for the largest blocks of the root's control-flow tree (states, loops,
+/// regions, branch bodies) that queue GPU work, pass the rules strictly (no branch exception) and
+/// leave only at their end (no break, continue or return out of them). Each is a segment
+/// (Block::graph_segment, numbered, with Block::graph_key: the call's arguments, the symbols the
+/// program assigns, the root's host scalars and per-call pointers, which fix its GPU work); the
+/// code generator wraps each in a capture-or-replay of its own and the rest of the call runs as
+/// without --gpu-graph (SDFG::graph_segments). Without any segment the program is refused with the
+/// first construct, its JSON pointer and the fix (compile without --gpu-graph). In both forms
+/// device mallocs inside the captured code are host work (a replay would reuse a freed buffer),
+/// and the call's arena of GPU transients (if any) is held by the instance between calls
+/// (Workspace::held): captured kernels keep their pointers, and the graph has no memory nodes, so
+/// a capture with new pointers updates it in place. A program that passes has its GPU work unchanged: the same
 /// operations on the same streams with the same events, which become the graph's nodes and edges. Without
 /// --gpu-graph, or on the CPU, nothing happens. Runs last (it reads the host waits and streams).
 #pragma once

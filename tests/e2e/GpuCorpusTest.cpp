@@ -533,9 +533,10 @@ TEST_P(GpuCodegenInputs, CompilesForHip) {
 }
 
 /// Graph mode's generated code (capture, key, replay; the runtime's graph calls) compiles and links
-/// for both targets, on inputs with kernels, thread blocks, scope copies and write-conflict sums.
+/// for both targets, on inputs with kernels, thread blocks, scope copies and write-conflict sums,
+/// and graph segments with capture-aware events (gpu_loop_cond).
 TEST(GpuGraphCodegen, CompilesForCudaAndHip) {
-  for (const char* name : {"kernel_3d", "gpu_wcr", "scope_copy_nested", "thread_blocks"}) {
+  for (const char* name : {"kernel_3d", "gpu_wcr", "scope_copy_nested", "thread_blocks", "gpu_loop_cond"}) {
     SCOPED_TRACE(name);
     if (have("nvcc", "SDFC_NVCC")) compile_only(name, Target::CUDA, true);
     if (have("hipcc", "SDFC_HIPCC")) compile_only(name, Target::HIP, true);

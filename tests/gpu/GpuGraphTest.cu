@@ -4,10 +4,12 @@
 // and with 0, 1, 2 and 4 streams, gives the loop's results (computed here) when calls replay the
 // captured graph with new data behind the same pointers, when the pointers swap between two
 // buffer pairs every call (the graph is updated), when N and T change (re-captured), and on a
-// caller's stream. And every corpus GPU program the gpu-graph pass accepts (GT4Py's files as GT4Py
-// writes them among them) gives DaCe's results over three calls on the same device arrays (a
-// capture, then replays), with GT4Py's metrics off and on (the timers' branch abandons the capture
-// and the call runs without a graph). Each test skips without a GPU.
+// caller's stream. A data-dependent loop (kernel states, a copy to the host and a condition on it)
+// is split into graph segments and gives the loop's results in every mode and stream setting,
+// with other trip counts, swapped pointers and on a caller's stream. And every corpus GPU program the gpu-graph pass
+// accepts (GT4Py's files as GT4Py writes them among them) gives DaCe's results over three calls on the same device
+// arrays (a capture, then replays), with GT4Py's metrics off and on (the timers' branch abandons the capture and the
+// call runs without a graph). Each test skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -56,6 +58,43 @@ std::string looped_forkjoin() {
                       sdfc::ScheduleType::GPU_Device, &acc);
   b.chain();
   return sdfc::write_sdfg(*b.build());
+}
+
+/// x is halved until x[0] <= 1, then incremented: a data-dependent loop (GPU states, a copy of
+/// x[0] to a host scalar, a condition on it) that --gpu-graph splits into graph segments: the
+/// kernel states replay their graphs once per iteration, the copy and the condition run on the
+/// host. The same SDFG is tests/passes/gpu_graph_segments.sdfg.
+std::string halving() {
+  sdfc::SDFGBuilder b("graph_halving");
+  b.symbol("N");
+  b.array("x", sdfc::DType::Float64, {"N"}, false, sdfc::StorageType::GPU_Global);
+  b.array("y", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
+  b.array("total", sdfc::DType::Float64, {"1"}, true, sdfc::StorageType::GPU_Global);
+  b.scalar("h", sdfc::DType::Float64, true);
+  b.state("half").mapped_tasklet("half", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v * 0.5", {{"o", "y[i]"}},
+                                 sdfc::ScheduleType::GPU_Device);
+  b.state("back").mapped_tasklet("back", {{"i", "0:N"}}, {{"v", "y[i]"}}, "o = v", {{"o", "x[i]"}},
+                                 sdfc::ScheduleType::GPU_Device);
+  b.state("probe").mapped_tasklet("probe", {{"i", "0:1"}}, {{"v", "x[i]"}}, "o = v", {{"o", "total[i]"}},
+                                  sdfc::ScheduleType::GPU_Device);
+  auto fetch = b.state("fetch");
+  fetch.copy(fetch.access("total"), fetch.access("h"), "0", "0");
+  b.state("done").mapped_tasklet("done", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 1.0", {{"o", "x[i]"}},
+                                 sdfc::ScheduleType::GPU_Device);
+  b.edge(0, 1).edge(1, 2).edge(2, 3).edge(3, 0, "h > 1.0").edge(3, 4, "not (h > 1.0)");
+  return sdfc::write_sdfg(*b.build());
+}
+
+/// x[i] after halving(): halved until x[0] <= 1 (at least once), plus one.
+std::vector<double> halving_result(const std::vector<double>& x) {
+  double scale = 1.0, first = x[0];
+  do {
+    first *= 0.5;
+    scale *= 0.5;
+  } while (first > 1.0);
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = x[i] * scale + 1.0;
+  return out;
 }
 
 struct Pair {
@@ -147,6 +186,52 @@ TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
         p.call();
         ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
         expect_result(one, n, 3, -1.0, call, what + ", caller's stream, call " + std::to_string(call));
+      }
+      p.set_external_stream(nullptr);
+      cudaStreamDestroy(s);
+    }
+}
+
+TEST(GpuGraph, SegmentsSplitADataDependentLoopInEveryModeAndStreamSetting) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 2000;
+  for (int streams : {0, 1, 2, 4})
+    for (const char* mode : {"", "scoped", "persistent", "pool", "external"}) {
+      std::string what =
+          std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+      SCOPED_TRACE(what);
+      sdfc::Options o;
+      o.target = "cuda";
+      o.gpu_streams = streams;
+      o.transients = mode;
+      o.gpu_graph = true;
+      sdfc::Program p = sdfc::Program::compile_string(halving(), o);
+      Pair one(n), two(n);
+      cudaStream_t s;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+      // the first element decides the number of iterations: 6, 2, 9, 1, ... (captures, then replays
+      // with other data and so other trip counts, swapped pointers, a caller's stream)
+      const double firsts[] = {40.0, 3.0, 300.0, 1.5, 40.0, 3.0, 300.0, 1.5};
+      for (int call = 0; call < 8; ++call) {
+        Pair& q = call >= 4 && call % 2 ? two : one;
+        bool on_stream = call >= 6;
+        if (on_stream) p.set_external_stream(s);
+        std::vector<double> x(n);
+        for (int i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = firsts[call] * (1.0 + 0.001 * i);
+        ASSERT_EQ(cudaMemcpy(q.x, x.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+        p.set_array("x", q.x, static_cast<std::size_t>(n));
+        p.set_value("N", static_cast<std::int64_t>(n));
+        p.call();
+        if (on_stream) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        std::vector<double> got(n), want = halving_result(x);
+        ASSERT_EQ(cudaMemcpy(got.data(), q.x, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+        int bad = 0;
+        for (int i = 0; i < n && bad < 5; ++i)
+          if (std::abs(got[static_cast<std::size_t>(i)] - want[static_cast<std::size_t>(i)]) > 1e-12 * want[0]) {
+            ADD_FAILURE() << what << ", call " << call << ": x[" << i << "] = " << got[static_cast<std::size_t>(i)]
+                          << ", want " << want[static_cast<std::size_t>(i)];
+            ++bad;
+          }
       }
       p.set_external_stream(nullptr);
       cudaStreamDestroy(s);

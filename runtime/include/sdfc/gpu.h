@@ -82,6 +82,17 @@ struct Context {
   std::vector<unsigned char> graph_key;  ///< the argument bytes graph_exec was captured with
   std::vector<unsigned char> plain_key;  ///< the last argument bytes whose call did host work (no graph)
   bool plain_known = false;
+  /// Graph segments (a call split at its host work): per segment id, the graph of its last capture.
+  struct SegmentGraph {
+    GraphExec exec = nullptr;
+    std::vector<unsigned char> key;
+  };
+  std::vector<SegmentGraph> segments;
+  int capture_serial = 0;             ///< counts captures; 0 = none yet
+  std::vector<int> event_capture;     ///< per event id: the capture its last record was in (0: none)
+  char* held_arena = nullptr;         ///< graph mode: the call's arena, held between calls (held_arena())
+  std::size_t held_arena_bytes = 0;   ///< its size
+  std::vector<void*> retired_arenas;  ///< arenas outgrown while capturing: freed when the capture ends
 
   rt::ErrorSlot error;         ///< the first error (message), for the __sdfc_ last-error hook
   Error last_code = kSuccess;  ///< the raw code, for __dace_gpu_last_error
@@ -340,7 +351,15 @@ inline void destroy(Context& ctx) {
     if (s) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(s));
   if (ctx.graph_exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(ctx.graph_exec));
   if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(ctx.graph_stream));
+  if (ctx.held_arena) SDFC_GPU_CHECK(ctx, gpuFree(ctx.held_arena));
+  for (void* p : ctx.retired_arenas) SDFC_GPU_CHECK(ctx, gpuFree(p));
+  ctx.held_arena = nullptr;
+  ctx.held_arena_bytes = 0;
+  ctx.retired_arenas.clear();
   if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(ctx.graph_stream));
+  for (auto& g : ctx.segments)
+    if (g.exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(g.exec));
+  ctx.segments.clear();
   ctx.graph_exec = nullptr;
   ctx.graph_stream = nullptr;
   ctx.graph_mode = false;
@@ -452,9 +471,15 @@ inline bool join_internal_streams(Context& ctx) {
   return ok;
 }
 
-/// Records cross_call on the anchor (the end of this call).
-inline bool record_call_end(Context& ctx) {
+/// The end of a call, after its work was joined into the anchor: with an external stream, records
+/// cross_call there (the next call on another stream waits for it); without one the host waits for
+/// the anchor, so the call's work is finished and the next call needs no event.
+inline bool end_call(Context& ctx) {
   Stream anchor = anchor_stream(ctx);
+  if (!ctx.external_set) {
+    ctx.cross_call_recorded = false;
+    return SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor));
+  }
   if (!SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.cross_call, anchor))) return false;
   ctx.cross_call_recorded = true;
   ctx.cross_call_stream = anchor;
@@ -473,42 +498,46 @@ inline bool enter_call(Context& ctx) {
 inline bool exit_call(Context& ctx) {
   bool ok = join_internal_streams(ctx);
   if (ctx.capturing) return ok;  // graph mode: the rest happens where the graph is launched
-  ok = record_call_end(ctx) && ok;
-  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
-  return ok;
+  return end_call(ctx) && ok;
 }
 
 // ------------------------------------------------- entry / exit of the streams a program uses
 // What the external-sync pass decided: only the internal streams the program uses are forked from
 // and joined into the anchor (the caller's stream, or the default stream).
 
-/// Each stream of `ids` waits on the anchor (the work queued there so far, and through it the
-/// previous call).
-inline bool fork_streams(Context& ctx, std::initializer_list<int> ids) {
-  if (ctx.num_streams == 0 || ids.size() == 0) return true;
+/// Each of the `count` streams `ids` waits on the anchor (the work queued there so far, and
+/// through it the previous call).
+inline bool fork_streams(Context& ctx, const int* ids, std::size_t count) {
+  if (ctx.num_streams == 0 || count == 0) return true;
   Stream anchor = anchor_stream(ctx);
   if (!SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, anchor))) return false;
   bool ok = true;
-  for (int i : ids) {
-    Stream s = stream(ctx, i);
+  for (std::size_t k = 0; k < count; ++k) {
+    Stream s = stream(ctx, ids[k]);
     if (s != anchor) ok = SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(s, ctx.sync_event)) && ok;
   }
   return ok;
 }
+inline bool fork_streams(Context& ctx, std::initializer_list<int> ids) {
+  return fork_streams(ctx, ids.begin(), ids.size());
+}
 
-/// The anchor waits on each stream of `ids` (each records the scratch event; a wait captures the
-/// record made just before it).
-inline bool join_streams(Context& ctx, std::initializer_list<int> ids) {
+/// The anchor waits on each of the `count` streams `ids` (each records the scratch event; a wait
+/// captures the record made just before it).
+inline bool join_streams(Context& ctx, const int* ids, std::size_t count) {
   if (ctx.num_streams == 0) return true;
   Stream anchor = anchor_stream(ctx);
   bool ok = true;
-  for (int i : ids) {
-    Stream s = stream(ctx, i);
+  for (std::size_t k = 0; k < count; ++k) {
+    Stream s = stream(ctx, ids[k]);
     if (s == anchor) continue;
     ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(ctx.sync_event, s)) &&
          SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(anchor, ctx.sync_event)) && ok;
   }
   return ok;
+}
+inline bool join_streams(Context& ctx, std::initializer_list<int> ids) {
+  return join_streams(ctx, ids.begin(), ids.size());
 }
 
 /// Program entry: drain a foreign pending error, order after the previous call (when the caller's
@@ -519,14 +548,12 @@ inline bool enter_call(Context& ctx, std::initializer_list<int> ids) {
   return fork_streams(ctx, ids) && ok;
 }
 
-/// Program exit: join the streams the program uses, record the cross-call event on the anchor,
-/// and — without an external stream — wait for the anchor (results visible to the host).
+/// Program exit: join the streams the program uses, then end_call: with an external stream record
+/// the cross-call event on it; without one wait for the anchor (results visible to the host).
 inline bool exit_call(Context& ctx, std::initializer_list<int> ids) {
   bool ok = join_streams(ctx, ids);
   if (ctx.capturing) return ok;  // graph mode: the rest happens where the graph is launched
-  ok = record_call_end(ctx) && ok;
-  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor_stream(ctx))) && ok;
-  return ok;
+  return end_call(ctx) && ok;
 }
 
 // ----------------------------------------------------------------------------------------- pool
@@ -617,9 +644,7 @@ inline bool graph_launch(Context& ctx) {
   bool ok = order_after_previous_call(ctx);
   Stream anchor = anchor_stream(ctx);
   ok = SDFC_GPU_CHECK(ctx, gpuGraphLaunch(ctx.graph_exec, anchor)) && ok;
-  ok = record_call_end(ctx) && ok;
-  if (!ctx.external_set) ok = SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(anchor)) && ok;
-  return ok;
+  return end_call(ctx) && ok;
 }
 
 /// The call's start in graph mode: true when the cached graph was replayed (the call is done);
@@ -636,6 +661,7 @@ inline bool graph_begin(Context& ctx) {
   drain_pending_error();
   if (!SDFC_GPU_CHECK(ctx, gpuStreamBeginCapture(ctx.graph_stream))) return false;
   ctx.capturing = true;
+  ++ctx.capture_serial;
   return true;
 }
 
@@ -654,7 +680,54 @@ inline bool end_capture(Context& ctx, Graph* graph) {
   }
   ok = SDFC_GPU_CHECK(ctx, gpuStreamEndCapture(ctx.graph_stream, graph)) && ok;
   ctx.capturing = false;
+  for (void* p : ctx.retired_arenas) ok = SDFC_GPU_CHECK(ctx, gpuFree(p)) && ok;  // waits for earlier calls
+  ctx.retired_arenas.clear();
   return ok;
+}
+
+/// Forgets every cached graph (their kernels point into memory that is about to be freed).
+inline void drop_graphs(Context& ctx) {
+  if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);  // freed when its launches finish
+  ctx.graph_exec = nullptr;
+  ctx.graph_key.clear();
+  for (auto& g : ctx.segments) {
+    if (g.exec) (void)gpuGraphExecDestroy(g.exec);
+    g.exec = nullptr;
+    g.key.clear();
+  }
+}
+
+/// Makes `exec` run `graph`: an in-place update where the runtime accepts it (same topology),
+/// else a fresh instantiation. False (error recorded) when neither works.
+inline bool update_or_instantiate(Context& ctx, GraphExec& exec, Graph graph) {
+  if (exec && gpuGraphExecUpdate(exec, graph) == kSuccess) return true;
+  (void)gpuGetLastError();  // a refused update is not an error: instantiate instead
+  if (exec) (void)gpuGraphExecDestroy(exec);
+  exec = nullptr;
+  return SDFC_GPU_CHECK(ctx, gpuGraphInstantiate(&exec, graph));
+}
+
+/// Graph mode: the call's arena of `bytes`, held by the instance between calls so that captured
+/// kernels keep valid pointers (and the graph holds no memory nodes). Grows when the symbols need
+/// more: the old arena is freed (while capturing: once the capture ends; cudaFree waits for the
+/// work queued before it) and every cached graph is dropped. Null (error recorded) on failure.
+inline char* held_arena(Context& ctx, std::size_t bytes) {
+  bytes = bytes ? bytes : 1;
+  if (ctx.held_arena && bytes <= ctx.held_arena_bytes) return ctx.held_arena;
+  drop_graphs(ctx);
+  if (ctx.held_arena) {
+    if (ctx.capturing)
+      ctx.retired_arenas.push_back(ctx.held_arena);
+    else
+      SDFC_GPU_CHECK(ctx, gpuFree(ctx.held_arena));
+  }
+  ctx.held_arena = nullptr;
+  ctx.held_arena_bytes = 0;
+  void* p = nullptr;
+  if (!SDFC_GPU_CHECK(ctx, gpuMalloc(&p, bytes))) return nullptr;
+  ctx.held_arena = static_cast<char*>(p);
+  ctx.held_arena_bytes = bytes;
+  return ctx.held_arena;
 }
 
 /// The capture reached host work (CaptureAbandoned): it is ended and discarded, and these argument
@@ -678,17 +751,122 @@ inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool fa
     (void)gpuGetLastError();
     return false;
   }
-  if (!ctx.graph_exec || gpuGraphExecUpdate(ctx.graph_exec, graph) != kSuccess) {
-    (void)gpuGetLastError();  // a refused update is not an error: instantiate instead
-    if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);
-    ctx.graph_exec = nullptr;
-    ok = SDFC_GPU_CHECK(ctx, gpuGraphInstantiate(&ctx.graph_exec, graph));
-  }
+  ok = update_or_instantiate(ctx, ctx.graph_exec, graph);
   (void)gpuGraphDestroy(graph);
   if (!ok) return false;
   store_key(ctx.graph_key, args, n);
   return graph_launch(ctx);
 }
+
+// ------------------------------------------------------------------------------ graph segments
+// A call the gpu-graph pass split at its host work (host tasklets, host copies, host waits,
+// control flow reading data): each graph segment (a state, loop, region or branch body without
+// such work) is captured once and replayed while its key (the call's arguments, the symbols the
+// program assigns, the root's host scalars and per-call pointers) stays the same; the rest runs
+// as without --gpu-graph. At a segment's start the caller's stream (or the default stream: the
+// anchor) waits for the internal streams (join), the segment's graph runs on the anchor, and the
+// internal streams wait for it at its end (fork), so the plain work before and after is ordered
+// with it. Events recorded on one side of a segment boundary and waited on the other are ordered
+// by that join and fork: record_event/wait_event skip such waits (a capture cannot wait for an
+// event recorded outside it).
+
+/// Records event `id` on `s`, remembering whether it was recorded in a capture (which one).
+inline bool record_event(Context& ctx, int id, Stream s) {
+  if (ctx.event_capture.size() <= static_cast<std::size_t>(id) && id >= 0)
+    ctx.event_capture.resize(static_cast<std::size_t>(id) + 1, 0);
+  bool ok = SDFC_GPU_CHECK(ctx, gpuEventRecord(event(ctx, id), s));
+  if (id >= 0) ctx.event_capture[static_cast<std::size_t>(id)] = ctx.capturing ? ctx.capture_serial : 0;
+  return ok;
+}
+
+/// `s` waits for event `id`, unless its last record was on the other side of a segment boundary
+/// (ordered there already).
+inline bool wait_event(Context& ctx, Stream s, int id) {
+  int recorded = id >= 0 && static_cast<std::size_t>(id) < ctx.event_capture.size()
+                     ? ctx.event_capture[static_cast<std::size_t>(id)]
+                     : 0;
+  if (recorded != (ctx.capturing ? ctx.capture_serial : 0)) return true;
+  return SDFC_GPU_CHECK(ctx, gpuStreamWaitEvent(s, event(ctx, id)));
+}
+
+/// One graph segment of a call. The constructor joins the internal streams `ids` into the anchor;
+/// then it replays the segment's graph when the key matches (run() is false: the host code of the
+/// segment is skipped) or starts capturing (run() is true: the host code runs, queueing into the
+/// capture; finish() ends it). If the capture cannot start, the segment runs without a graph.
+class Segment {
+ public:
+  /// `ids`/`count`: the internal streams the program uses (they outlive the segment).
+  Segment(Context& ctx, int id, const GraphArg* args, std::size_t n, const int* ids, std::size_t count)
+      : ctx_(ctx), id_(id), args_(args), n_(n), ids_(ids), count_(count) {
+    if (ctx.segments.size() <= static_cast<std::size_t>(id)) ctx.segments.resize(static_cast<std::size_t>(id) + 1);
+    Context::SegmentGraph& g = ctx.segments[static_cast<std::size_t>(id)];
+    join_streams(ctx, ids, count);
+    if (g.exec && same_key(g.key, args, n)) {
+      SDFC_GPU_CHECK(ctx, gpuGraphLaunch(g.exec, anchor_stream(ctx)));
+      fork_streams(ctx, ids, count);
+      return;
+    }
+    run_ = true;
+    if (!graph_begin(ctx)) return;  // error recorded: the segment runs without a graph
+    capturing_ = true;
+    fork_streams(ctx, ids, count);  // capturing: the internal streams join the capture
+  }
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+
+  /// Whether the segment's host code must run (capturing, or without a graph).
+  bool run() const { return run_; }
+
+  /// Ends the capture: the graph replaces the segment's cached one (updated or instantiated) and
+  /// runs on the anchor; the internal streams then wait for it. `failed`: the host code stopped
+  /// with an error (nothing is launched, the cached graph is dropped).
+  void finish(bool failed) {
+    if (!capturing_) {
+      if (run_) fork_streams(ctx_, ids_, count_);
+      return;
+    }
+    capturing_ = false;
+    Graph graph = nullptr;
+    bool ok = end_capture(ctx_, &graph);
+    Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
+    g.key.clear();
+    if (!ok || failed || ctx_.error.set) {
+      if (graph) (void)gpuGraphDestroy(graph);
+      if (g.exec) (void)gpuGraphExecDestroy(g.exec);
+      g.exec = nullptr;
+      (void)gpuGetLastError();
+      return;
+    }
+    ok = update_or_instantiate(ctx_, g.exec, graph);
+    (void)gpuGraphDestroy(graph);
+    if (!ok) return;
+    store_key(g.key, args_, n_);
+    SDFC_GPU_CHECK(ctx_, gpuGraphLaunch(g.exec, anchor_stream(ctx_)));
+    fork_streams(ctx_, ids_, count_);
+  }
+
+  /// An unfinished capture (the host code returned or threw) is ended and discarded.
+  ~Segment() {
+    if (!capturing_) return;
+    Graph graph = nullptr;
+    if (end_capture(ctx_, &graph) && graph) (void)gpuGraphDestroy(graph);
+    (void)gpuGetLastError();
+    Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
+    if (g.exec) (void)gpuGraphExecDestroy(g.exec);
+    g.exec = nullptr;
+    g.key.clear();
+  }
+
+ private:
+  Context& ctx_;
+  int id_;
+  const GraphArg* args_;
+  std::size_t n_;
+  const int* ids_;
+  std::size_t count_;
+  bool run_ = false;
+  bool capturing_ = false;
+};
 
 // ------------------------------------------------------------------------------ DaCe compatibility
 /// __dace_gpu_last_error: returns the recorded code and clears it.
