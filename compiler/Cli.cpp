@@ -88,10 +88,11 @@ compile options (also for run):
                           streams ordered by events; ignored on the cpu
   --gpu-graph             record each call's GPU work once as a CUDA/HIP graph and replay it while
                           the arguments (pointers, scalars, symbols) stay the same; a change
-                          re-records (updating the graph in place where it can); host work
-                          between GPU operations (host tasklets and copies, host waits) splits
-                          the call into graph segments, the rest runs without a graph; a program
-                          with no part free of host work is refused; ignored on the cpu
+                          re-records (updating the graph in place where it can); copies from
+                          and to host array arguments are in the graph; other host work (host
+                          tasklets, host waits) splits the call into graph segments, the rest
+                          runs without a graph; a program with no part free of host work is
+                          refused; ignored on the cpu
   --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
                           (default) expands them into maps; vendor calls CBLAS on host data
                           (links Debian's libblas) and cuBLAS on GPU data, on the node's stream

@@ -11,8 +11,10 @@
 ///  - no host wait anywhere (before a node, an interstate edge, a loop or branch condition, or at
 ///    the end of a nested SDFG);
 ///  - at the host level of every state (nested SDFGs outside kernels included) only access nodes,
-///    GPU kernels, GPU library calls, nested SDFGs and copies between GPU containers: no host
-///    tasklet or map, no copy that reads or writes host memory;
+///    GPU kernels, GPU library calls, nested SDFGs and copies on a stream between GPU containers
+///    or between a GPU container and host memory whose address the key fixes (the root's array
+///    arguments, its Persistent/External transients): no host tasklet or map, no host-only copy,
+///    no copy from or to a host scalar or a per-call host transient (their addresses change);
 ///  - control flow (interstate conditions and assignments, loop conditions and statements, branch
 ///    conditions) reads symbols only, never a data container, so that the trace captured for one
 ///    set of arguments is the trace of every call with those arguments.

@@ -6,10 +6,11 @@
 // buffer pairs every call (the graph is updated), when N and T change (re-captured), and on a
 // caller's stream. A data-dependent loop (kernel states, a copy to the host and a condition on it)
 // is split into graph segments and gives the loop's results in every mode and stream setting,
-// with other trip counts, swapped pointers and on a caller's stream. And every corpus GPU program the gpu-graph pass
-// accepts (GT4Py's files as GT4Py writes them among them) gives DaCe's results over three calls on the same device
-// arrays (a capture, then replays), with GT4Py's metrics off and on (the timers' branch abandons the capture and the
-// call runs without a graph). Each test skips without a GPU.
+// with other trip counts, swapped pointers and on a caller's stream. Copies from and to host
+// arguments (pageable memory) are graph nodes that read and write the call's data. And every corpus GPU program the
+// gpu-graph pass accepts (GT4Py's files as GT4Py writes them among them) gives DaCe's results over three calls on the
+// same device arrays (a capture, then replays), with GT4Py's metrics off and on (the timers' branch abandons the
+// capture and the call runs without a graph). Each test skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -82,6 +83,29 @@ std::string halving() {
   b.state("done").mapped_tasklet("done", {{"i", "0:N"}}, {{"v", "x[i]"}}, "o = v + 1.0", {{"o", "x[i]"}},
                                  sdfc::ScheduleType::GPU_Device);
   b.edge(0, 1).edge(1, 2).edge(2, 3).edge(3, 0, "h > 1.0").edge(3, 4, "not (h > 1.0)");
+  return sdfc::write_sdfg(*b.build());
+}
+
+/// y = 2x + 1 on host arrays, as DaCe's GPU programs take them: x is copied to a GPU transient,
+/// a kernel computes, the result is copied back into y. The copies from and to the arguments'
+/// pageable host memory are nodes of the graph: a replay reads x as it is at the call.
+std::string host_roundtrip() {
+  sdfc::SDFGBuilder b("graph_host_roundtrip");
+  b.symbol("N");
+  b.array("x", sdfc::DType::Float64, {"N"});
+  b.array("y", sdfc::DType::Float64, {"N"});
+  b.array("gx", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
+  b.array("gy", sdfc::DType::Float64, {"N"}, true, sdfc::StorageType::GPU_Global);
+  auto s = b.state("s");
+  int gx = s.access("gx"), gy = s.access("gy");
+  s.copy(s.access("x"), gx, "0:N", "0:N");
+  auto [entry, exit] = s.map("k", {"i"}, {"0:N"}, sdfc::ScheduleType::GPU_Device);
+  int t = s.tasklet("k", {"v"}, {"o"}, "o = v * 2.0 + 1.0", sdfc::Language::Python, entry);
+  s.edge(gx, "", entry, "IN_gx", "gx", "0:N");
+  s.edge(entry, "OUT_gx", t, "v", "gx", "i");
+  s.edge(t, "o", exit, "IN_gy", "gy", "i");
+  s.edge(exit, "OUT_gy", gy, "", "gy", "0:N");
+  s.copy(gy, s.access("y"), "0:N", "0:N");
   return sdfc::write_sdfg(*b.build());
 }
 
@@ -230,6 +254,47 @@ TEST(GpuGraph, SegmentsSplitADataDependentLoopInEveryModeAndStreamSetting) {
           if (std::abs(got[static_cast<std::size_t>(i)] - want[static_cast<std::size_t>(i)]) > 1e-12 * want[0]) {
             ADD_FAILURE() << what << ", call " << call << ": x[" << i << "] = " << got[static_cast<std::size_t>(i)]
                           << ", want " << want[static_cast<std::size_t>(i)];
+            ++bad;
+          }
+      }
+      p.set_external_stream(nullptr);
+      cudaStreamDestroy(s);
+    }
+}
+
+TEST(GpuGraph, CopiesFromAndToHostArgumentsReplayWithTheCallsData) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 5000;
+  for (int streams : {0, 2})
+    for (const char* mode : {"", "persistent", "pool"}) {
+      std::string what =
+          std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+      SCOPED_TRACE(what);
+      sdfc::Options o;
+      o.target = "cuda";
+      o.gpu_streams = streams;
+      o.transients = mode;
+      o.gpu_graph = true;
+      sdfc::Program p = sdfc::Program::compile_string(host_roundtrip(), o);
+      std::vector<double> x1(n), y1(n), x2(n), y2(n);
+      cudaStream_t s;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+      for (int call = 0; call < 8; ++call) {  // same pointers with new data, then swapped, then a caller's stream
+        bool second = call >= 4 && call % 2;
+        std::vector<double>& x = second ? x2 : x1;
+        std::vector<double>& y = second ? y2 : y1;
+        for (int i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = call * 100.0 + i;
+        std::fill(y.begin(), y.end(), -1.0);
+        if (call >= 6) p.set_external_stream(s);
+        p.set_array("x", x.data(), static_cast<std::size_t>(n));
+        p.set_array("y", y.data(), static_cast<std::size_t>(n));
+        p.set_value("N", static_cast<std::int64_t>(n));
+        p.call();
+        if (call >= 6) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        int bad = 0;
+        for (int i = 0; i < n && bad < 5; ++i)
+          if (y[static_cast<std::size_t>(i)] != 2.0 * (call * 100.0 + i) + 1.0) {
+            ADD_FAILURE() << what << ", call " << call << ": y[" << i << "] = " << y[static_cast<std::size_t>(i)];
             ++bad;
           }
       }
