@@ -152,6 +152,21 @@ void expect_result(const Pair& p, int n, long long t, double scale, double shift
   }
 }
 
+/// The text naming one cell of the stream × memory-mode matrix (for traces and failures).
+std::string matrix_cell(int streams, const char* mode) {
+  return std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+}
+
+/// CUDA in graph mode with `streams` internal streams and transients in `mode` ("" = as declared).
+sdfc::Options graph_options(int streams, const char* mode) {
+  sdfc::Options o;
+  o.target = "cuda";
+  o.gpu_streams = streams;
+  o.transients = mode;
+  o.gpu_graph = true;
+  return o;
+}
+
 }  // namespace
 
 TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
@@ -159,14 +174,9 @@ TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
   const int n = 3000;
   for (int streams : {0, 1, 2, 4})
     for (const char* mode : {"", "scoped", "persistent", "pool", "external"}) {
-      std::string what =
-          std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+      std::string what = matrix_cell(streams, mode);
       SCOPED_TRACE(what);
-      sdfc::Options o;
-      o.target = "cuda";
-      o.gpu_streams = streams;
-      o.transients = mode;
-      o.gpu_graph = true;
+      sdfc::Options o = graph_options(streams, mode);
       sdfc::Program p = sdfc::Program::compile_string(looped_forkjoin(), o);
       Pair one(n), two(n);
       auto bind = [&](Pair& q, int count, long long t) {
@@ -221,14 +231,9 @@ TEST(GpuGraph, SegmentsSplitADataDependentLoopInEveryModeAndStreamSetting) {
   const int n = 2000;
   for (int streams : {0, 1, 2, 4})
     for (const char* mode : {"", "scoped", "persistent", "pool", "external"}) {
-      std::string what =
-          std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+      std::string what = matrix_cell(streams, mode);
       SCOPED_TRACE(what);
-      sdfc::Options o;
-      o.target = "cuda";
-      o.gpu_streams = streams;
-      o.transients = mode;
-      o.gpu_graph = true;
+      sdfc::Options o = graph_options(streams, mode);
       sdfc::Program p = sdfc::Program::compile_string(halving(), o);
       Pair one(n), two(n);
       cudaStream_t s;
@@ -267,14 +272,9 @@ TEST(GpuGraph, CopiesFromAndToHostArgumentsReplayWithTheCallsData) {
   const int n = 5000;
   for (int streams : {0, 2})
     for (const char* mode : {"", "persistent", "pool"}) {
-      std::string what =
-          std::string("--gpu-streams ") + std::to_string(streams) + " --transients " + (*mode ? mode : "(as declared)");
+      std::string what = matrix_cell(streams, mode);
       SCOPED_TRACE(what);
-      sdfc::Options o;
-      o.target = "cuda";
-      o.gpu_streams = streams;
-      o.transients = mode;
-      o.gpu_graph = true;
+      sdfc::Options o = graph_options(streams, mode);
       sdfc::Program p = sdfc::Program::compile_string(host_roundtrip(), o);
       std::vector<double> x1(n), y1(n), x2(n), y2(n);
       cudaStream_t s;
@@ -312,10 +312,7 @@ TEST(GpuGraph, EveryCorpusProgramItAcceptsReplaysDaCesResults) {
     std::string path = sdfc::test::corpus_dir() + "/" + file;
     std::string dir = path.substr(0, path.rfind('/'));
     bool gt4py = file.rfind("gt4py_", 0) == 0;
-    sdfc::Options o;
-    o.target = "cuda";
-    o.gpu_streams = 2;
-    o.gpu_graph = true;
+    sdfc::Options o = graph_options(2, "");
     std::unique_ptr<sdfc::Program> p;
     try {
       p = std::make_unique<sdfc::Program>(sdfc::Program::compile_file(path, o));

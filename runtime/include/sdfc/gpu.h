@@ -665,10 +665,6 @@ inline bool graph_begin(Context& ctx) {
   return true;
 }
 
-/// Ends the capture: every internal stream still in the capture joins graph_stream, the graph
-/// becomes the cached one (updated in place, or instantiated) with the call's key, and is launched
-/// as the call's work. `failed`: the host code stopped with an error; then nothing is launched and
-/// the cached graph is dropped.
 /// Joins every internal stream still in the capture into graph_stream and ends the capture.
 inline bool end_capture(Context& ctx, Graph* graph) {
   bool ok = true;
@@ -740,22 +736,33 @@ inline void graph_abandon(Context& ctx, const GraphArg* args, std::size_t n) {
   ctx.plain_known = true;
 }
 
-inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
+/// Ends a capture into the cached graph `exec` with `key`: on success `exec` runs the captured
+/// graph (updated in place, or instantiated) and `key` holds the argument bytes; false when the
+/// capture or the host code (`failed`) stopped with an error, or was abandoned: the capture is
+/// discarded and the cached graph dropped, so the next call captures afresh.
+inline bool finish_capture(Context& ctx, GraphExec& exec, std::vector<unsigned char>& key, const GraphArg* args,
+                           std::size_t n, bool failed) {
   Graph graph = nullptr;
   bool ok = end_capture(ctx, &graph);
-  ctx.graph_key.clear();
-  if (!ok || failed || ctx.error.set) {
-    if (graph) (void)gpuGraphDestroy(graph);
-    if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);
-    ctx.graph_exec = nullptr;
-    (void)gpuGetLastError();
-    return false;
+  key.clear();
+  if (ok && !failed && !ctx.error.set) {
+    ok = update_or_instantiate(ctx, exec, graph);
+    (void)gpuGraphDestroy(graph);
+    if (ok) store_key(key, args, n);
+    return ok;
   }
-  ok = update_or_instantiate(ctx, ctx.graph_exec, graph);
-  (void)gpuGraphDestroy(graph);
-  if (!ok) return false;
-  store_key(ctx.graph_key, args, n);
-  return graph_launch(ctx);
+  if (graph) (void)gpuGraphDestroy(graph);
+  if (exec) (void)gpuGraphExecDestroy(exec);
+  exec = nullptr;
+  (void)gpuGetLastError();
+  return false;
+}
+
+/// Ends the call's capture: the graph becomes the cached one with the call's key and is launched
+/// as the call's work. `failed`: the host code stopped with an error; then nothing is launched and
+/// the cached graph is dropped.
+inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
+  return finish_capture(ctx, ctx.graph_exec, ctx.graph_key, args, n, failed) && graph_launch(ctx);
 }
 
 // ------------------------------------------------------------------------------ graph segments
@@ -826,21 +833,8 @@ class Segment {
       return;
     }
     capturing_ = false;
-    Graph graph = nullptr;
-    bool ok = end_capture(ctx_, &graph);
     Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
-    g.key.clear();
-    if (!ok || failed || ctx_.error.set) {
-      if (graph) (void)gpuGraphDestroy(graph);
-      if (g.exec) (void)gpuGraphExecDestroy(g.exec);
-      g.exec = nullptr;
-      (void)gpuGetLastError();
-      return;
-    }
-    ok = update_or_instantiate(ctx_, g.exec, graph);
-    (void)gpuGraphDestroy(graph);
-    if (!ok) return;
-    store_key(g.key, args_, n_);
+    if (!finish_capture(ctx_, g.exec, g.key, args_, n_, failed)) return;
     SDFC_GPU_CHECK(ctx_, gpuGraphLaunch(g.exec, anchor_stream(ctx_)));
     fork_streams(ctx_, ids_, count_);
   }
@@ -848,13 +842,8 @@ class Segment {
   /// An unfinished capture (the host code returned or threw) is ended and discarded.
   ~Segment() {
     if (!capturing_) return;
-    Graph graph = nullptr;
-    if (end_capture(ctx_, &graph) && graph) (void)gpuGraphDestroy(graph);
-    (void)gpuGetLastError();
     Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
-    if (g.exec) (void)gpuGraphExecDestroy(g.exec);
-    g.exec = nullptr;
-    g.key.clear();
+    (void)finish_capture(ctx_, g.exec, g.key, args_, n_, /*failed=*/true);
   }
 
  private:
