@@ -104,6 +104,26 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
   for (std::size_t k = 0; k < idx.size(); ++k)
     lin = make_binary(BinOp::Add, lin,
                       make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
+  if (c.in_kernel) {
+    // In device code the index is printed as (the part that varies with the map's parameters) +
+    // (the part made of the SDFG's symbols only, when it has any), an identity: every access to `d` at the same
+    // point then shares the first part textually (nvcc computes it once) and the second is
+    // invariant (hoisted). GT4Py's stencils read 7 neighbours this way (docs/benchmarks.md).
+    std::map<std::string, Expr> at_zero;
+    std::set<std::string> names;
+    free_symbols(lin, names);
+    std::set<std::string> symbols;
+    for (auto& [n, t] : c.sdfg->symbols) symbols.insert(n);
+    for (auto& n : names)
+      if (!symbols.count(n)) at_zero[n] = make_int(0);
+    if (!at_zero.empty()) {
+      Expr invariant = simplify(substitute(lin, at_zero));
+      Expr varying = simplify(make_binary(BinOp::Sub, lin, invariant));
+      // (constant offsets stay folded in: nvcc shares those itself)
+      if (!as_constant(invariant).has_value() && !as_constant(varying).has_value())
+        return fmt::format("{}[{} + ({})]", ident(d), sym(varying), sym(invariant));
+    }
+  }
   return fmt::format("{}[{}]", ident(d), sym(lin));
 }
 
