@@ -89,6 +89,24 @@ void Emitter::unsupported(const std::string& ptr, const std::string& what) const
   throw UserError(Diagnostic{file_, ptr, 0, 0, what});
 }
 
+namespace {
+
+/// The additive terms of `e` with their signs (true: subtracted); products stay whole.
+void additive_terms(const Expr& e, bool negative, std::vector<std::pair<bool, Expr>>& out) {
+  if (e->kind == ExprKind::Binary && (e->op == static_cast<int>(BinOp::Add) || e->op == static_cast<int>(BinOp::Sub))) {
+    additive_terms(e->args[0], negative, out);
+    additive_terms(e->args[1], e->op == static_cast<int>(BinOp::Sub) ? !negative : negative, out);
+    return;
+  }
+  if (e->kind == ExprKind::Unary && e->op == static_cast<int>(UnaryOp::Neg)) {
+    additive_terms(e->args[0], !negative, out);
+    return;
+  }
+  out.emplace_back(negative, e);
+}
+
+}  // namespace
+
 /// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
 std::string Emitter::element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx,
                              const std::string& ptr) const {
@@ -120,8 +138,18 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
       Expr invariant = simplify(substitute(lin, at_zero));
       Expr varying = simplify(make_binary(BinOp::Sub, lin, invariant));
       // (constant offsets stay folded in: nvcc shares those itself)
-      if (!as_constant(invariant).has_value() && !as_constant(varying).has_value())
-        return fmt::format("{}[{} + ({})]", ident(d), sym(varying), sym(invariant));
+      if (!as_constant(invariant).has_value() && !as_constant(varying).has_value()) {
+        // The invariant terms are added one by one after the varying part, so every partial sum
+        // has at least its type (the parameters' int64_t): no narrower than a single sum.
+        std::vector<std::pair<bool, Expr>> terms;
+        additive_terms(simplify(invariant), false, terms);
+        std::string text = sym(varying);
+        for (auto& [negative, t] : terms) {
+          bool atom = t->kind == ExprKind::Symbol || t->kind == ExprKind::Int;
+          text += fmt::format(atom ? " {} {}" : " {} ({})", negative ? '-' : '+', print_cpp(t));
+        }
+        return fmt::format("{}[{}]", ident(d), text);
+      }
     }
   }
   return fmt::format("{}[{}]", ident(d), sym(lin));
