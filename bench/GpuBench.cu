@@ -14,7 +14,9 @@
 //     data, calls queued on a stream and timed with CUDA events;
 //  7. graph mode (--gpu-graph): the chain of 10 (and 100) maps at N = 1,024, blocking and on a
 //     caller's stream, against a hand-built graph of as many empty kernels (replay + synchronize,
-//     and bare replays), with pointers swapped every call, and at N = 16,777,216 against stream mode.
+//     and bare replays), with pointers swapped every call, and at N = 16,777,216 against stream mode;
+//  8. schedules across states: two dependent states of 4 small kernels with --gpu-streams 4,
+//     chained (no join between the states) against joined after each state (tests/TwoStages.h).
 // Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
 // SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "BlasProgram.h"
+#include "TwoStages.h"
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
 #include "sdfc/sdfc.h"
@@ -635,6 +638,54 @@ int main() {
       for (auto* p : bufs) CHECK(cudaFree(p));
     }
     CHECK(cudaStreamDestroy(gs));
+  }
+  if (run_section(8)) {
+    // ---- 8. schedules across states: two dependent states of 4 kernels, --gpu-streams 4 -----------
+    // Chained (the streams carry their work into the second state) against joined (a condition on
+    // the edge: every stream joins into stream 0 after the first state, the schedule of every
+    // state before chains). Kernels of 2 blocks, each a dependent loop of additions per element.
+    cudaStream_t cs;
+    CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    const int m = 512, L = 20000, S = 2000;
+    std::vector<double*> xs(12);
+    for (auto& p : xs) CHECK(cudaMalloc(&p, m * 8));
+    for (auto* p : xs) CHECK(cudaMemset(p, 0, m * 8));
+    struct Shape {
+      const char* name;
+      int reps[2][4];
+    };
+    for (const Shape& sh : {Shape{"long kernel on stream 0 first, on streams 1-3 second", {{L, S, S, S}, {S, L, L, L}}},
+                            Shape{"all kernels alike", {{L, L, L, L}, {L, L, L, L}}}}) {
+      for (int shift : {0, 1}) {
+        double per_call[2] = {0, 0};
+        for (int joined : {1, 0}) {
+          sdfc::Options o = cuda;
+          o.gpu_streams = 4;
+          sdfc::Program p = sdfc::Program::compile_string(sdfc::test::two_stages(sh.reps, shift, joined), o);
+          for (int k = 0; k < 4; ++k) {
+            p.set_array("x" + std::to_string(k), xs[k], m);
+            p.set_array("y" + std::to_string(k), xs[4 + k], m);
+            p.set_array("z" + std::to_string(k), xs[8 + k], m);
+          }
+          p.set_value("N", m);
+          p.set_external_stream(cs);
+          p.call();
+          const int calls = 50;
+          CHECK(cudaEventRecord(e0, cs));
+          for (int r = 0; r < calls; ++r) p.call();
+          CHECK(cudaEventRecord(e1, cs));
+          CHECK(cudaEventSynchronize(e1));
+          CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          p.set_external_stream(nullptr);
+          per_call[joined] = ms / calls * 1e3;
+        }
+        std::printf(
+            "| two states x 4 kernels (%s), shift %d | joined per state: %.1f us | chained: %.1f us | %.2f x |\n",
+            sh.name, shift, per_call[1], per_call[0], per_call[1] / per_call[0]);
+      }
+    }
+    for (auto* p : xs) CHECK(cudaFree(p));
+    CHECK(cudaStreamDestroy(cs));
   }
   return 0;
 }

@@ -312,9 +312,11 @@ struct Block {
   /// synchronization: streams the host waits for before evaluating this block's conditions (a
   /// conditional's branch conditions; a loop's condition, before every evaluation)
   std::vector<int> host_waits;
-  /// synchronization (several streams): a state that uses streams other than 0 forks them from
-  /// stream 0 at its start (fork_event recorded on 0, each of fork_streams waits for it) and joins
-  /// them into stream 0 at its end (each (stream, event): recorded there, waited for by 0).
+  /// synchronization (several streams): a state forks the streams other than 0 that its chain of
+  /// states first uses in it from stream 0 at its start (fork_event recorded on 0, each of
+  /// fork_streams waits for it); the chain's last state joins the chain's streams into stream 0 at
+  /// its end (each (stream, event): recorded there, waited for by 0). A state in the middle of a
+  /// chain has no join: its streams' work carries into the next state.
   int fork_event = -1;
   std::vector<int> fork_streams;
   std::vector<std::pair<int, int>> join_events;

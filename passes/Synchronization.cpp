@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/GpuOps.h"
@@ -41,15 +42,24 @@ bool intersects(const std::set<std::string>& a, const std::map<std::string, std:
   return false;
 }
 
-/// Events between the streams of one state. Each operation gets a sequence number on its stream
-/// and a vector clock (how far it knows every other stream to be); an operation waits for a
-/// conflicting earlier one on another stream only when its stream does not know it yet, and
-/// the earlier operation then records an event (one per operation, shared by all its waiters).
+/// Events between the streams of a chain of states (one state, or states that follow each other
+/// without a branch, see `chain_links`). Each operation gets a sequence number on its stream and a
+/// vector clock (how far it knows every other stream to be); an operation waits for a conflicting
+/// earlier one of the chain on another stream only when its stream does not know it yet, and the
+/// earlier operation then records an event (one per operation, shared by all its waiters). A stream
+/// joins the chain at the start of the first state that uses it (the fork: it waits for stream 0's
+/// work so far); at the chain's end every stream joins back into stream 0.
 class EventPlanner {
  public:
   EventPlanner(int streams, int& next_event)
       : next_event_(next_event),
         clock_(static_cast<std::size_t>(streams), std::vector<int>(static_cast<std::size_t>(streams), 0)) {}
+
+  /// A state of the chain starts: streams it uses first are forked here.
+  void begin_state() {
+    fork_clock_ = clock_[0];
+    state_forks_.clear();
+  }
 
   /// Orders an operation on `stream` after the conflicting earlier ones (same container, one of
   /// them writing, parts that may overlap); returns the events to wait for. `record` is where the
@@ -57,6 +67,10 @@ class EventPlanner {
   std::vector<int> order(int stream, const std::vector<Touch>& touches, int* record) {
     auto S = static_cast<std::size_t>(stream);
     used_.insert(stream);
+    if (stream != 0 && forked_.insert(stream).second) {  // the fork: stream 0's work before this state
+      state_forks_.insert(stream);
+      for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], fork_clock_[t]);
+    }
     std::set<int> deps;
     for (std::size_t q = 0; q < ops_.size(); ++q)
       for (const Touch& a : ops_[q].touches)
@@ -78,17 +92,18 @@ class EventPlanner {
     return waits;
   }
 
-  /// The fork at the state's start and the join at its end, when it uses streams other than 0.
-  void fork_join(Block& st) {
+  /// A state of the chain ends: its fork (the streams it used first), and the join when the chain
+  /// ends with it (every stream of the chain whose work stream 0 does not know yet).
+  void end_state(Block& st, bool chain_ends) {
     std::map<int, int> old_joins(st.join_events.begin(), st.join_events.end());
-    st.fork_streams.clear();
+    st.fork_streams.assign(state_forks_.begin(), state_forks_.end());
     st.join_events.clear();
-    for (int s : used_) {
-      if (s == 0) continue;
-      st.fork_streams.push_back(s);
-      if (clock_[0][static_cast<std::size_t>(s)] < clock_[static_cast<std::size_t>(s)][static_cast<std::size_t>(s)])
-        st.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
-    }
+    if (chain_ends)
+      for (int s : used_) {
+        auto S = static_cast<std::size_t>(s);
+        if (s != 0 && clock_[0][S] < clock_[S][S])
+          st.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+      }
     if (st.fork_streams.empty())
       st.fork_event = -1;
     else if (st.fork_event < 0)
@@ -104,13 +119,84 @@ class EventPlanner {
   };
   int& next_event_;
   std::vector<std::vector<int>> clock_;  ///< per stream: the last sequence number it knows of each stream
-  std::vector<Op> ops_;
-  std::set<int> used_;
+  std::vector<Op> ops_;                  ///< the chain's operations so far
+  std::set<int> used_;                   ///< streams the chain used
+  std::set<int> forked_;                 ///< streams other than 0 the chain forked
+  std::vector<int> fork_clock_;          ///< stream 0's clock at the current state's start
+  std::set<int> state_forks_;            ///< streams forked at the current state's start
 };
+
+/// The longest chain of states: bounds the planner's search over pairs of the chain's operations.
+constexpr int kMaxChain = 16;
+
+/// States that follow each other in a chain: links[c] = b when state c runs right after state b and
+/// only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not the
+/// region's start), neither places a transient (allocations and frees around a state are stream 0
+/// work the fork and join order), and the chain is shorter than kMaxChain. Streams then carry their
+/// work from b into c with events only where operations conflict, instead of joining into stream 0
+/// at b's end. -1: c starts a chain.
+std::vector<int> chain_links(const SDFG& sdfg, const Block& r, const std::vector<int>& order) {
+  auto n = r.blocks.size();
+  std::vector<int> out_edges(n, 0), in_edges(n, 0), links(n, -1), length(n, 1);
+  for (auto& e : r.cf_edges) {
+    ++out_edges[static_cast<std::size_t>(e.src)];
+    ++in_edges[static_cast<std::size_t>(e.dst)];
+  }
+  auto places = [&](const Block* st) {
+    for (auto& [name, d] : sdfg.arrays)
+      if (d.transient && d.place == DataDesc::Place::State && d.place_state == st) return true;
+    return false;
+  };
+  int start = std::max(0, start_of(r));
+  for (int c : order)  // in flow order, so that a chain's length is known at its predecessor
+    for (auto& e : r.cf_edges) {
+      auto B = static_cast<std::size_t>(e.src), C = static_cast<std::size_t>(c);
+      if (e.dst != c || c == start || in_edges[C] != 1 || out_edges[B] != 1 || !e.unconditional()) continue;
+      const Block &b = *r.blocks[B], &cb = *r.blocks[C];
+      if (b.kind != BlockKind::State || cb.kind != BlockKind::State || places(&b) || places(&cb)) continue;
+      if (length[B] >= kMaxChain) continue;
+      links[C] = e.src;
+      length[C] = length[B] + 1;
+    }
+  return links;
+}
+
+/// The region's blocks in reverse postorder from its start (each before its successors, but for
+/// back edges), then the unreachable ones.
+std::vector<int> flow_order(const Block& r) {
+  auto n = r.blocks.size();
+  std::vector<std::vector<int>> succ(n);
+  for (auto& e : r.cf_edges) succ[static_cast<std::size_t>(e.src)].push_back(e.dst);
+  std::vector<bool> seen(n, false);
+  std::vector<int> post;
+  std::vector<std::pair<int, std::size_t>> stack;  // (block, next successor)
+  int start = std::max(0, start_of(r));
+  seen[static_cast<std::size_t>(start)] = true;
+  stack.emplace_back(start, 0);
+  while (!stack.empty()) {
+    auto& [b, i] = stack.back();
+    auto& s = succ[static_cast<std::size_t>(b)];
+    if (i < s.size()) {
+      int next = s[i++];
+      if (!seen[static_cast<std::size_t>(next)]) {
+        seen[static_cast<std::size_t>(next)] = true;
+        stack.emplace_back(next, 0);
+      }
+    } else {
+      post.push_back(b);
+      stack.pop_back();
+    }
+  }
+  std::vector<int> order(post.rbegin(), post.rend());
+  for (std::size_t b = 0; b < n; ++b)
+    if (!seen[b]) order.push_back(static_cast<int>(b));
+  return order;
+}
 
 class Synchronizer {
  public:
-  Synchronizer(SDFG& sdfg, int streams, int& next_event) : sdfg_(sdfg), streams_(streams), next_event_(next_event) {}
+  Synchronizer(SDFG& sdfg, int streams, bool chains, int& next_event)
+      : sdfg_(sdfg), streams_(streams), chains_(chains && streams > 0), next_event_(next_event) {}
   bool gpu_work = false;  ///< the SDFG queues GPU work somewhere
 
   Pending region(Block& r, Pending in) {
@@ -119,11 +205,18 @@ class Synchronizer {
     std::vector<std::vector<InterstateEdge*>> preds(static_cast<std::size_t>(n));
     for (auto& e : r.cf_edges) preds[static_cast<std::size_t>(e.dst)].push_back(&e);
     int start = std::max(0, start_of(r));
+    std::vector<int> order = flow_order(r);
+    std::vector<int> links = chains_ ? chain_links(sdfg_, r, order) : std::vector<int>(static_cast<std::size_t>(n), -1);
+    std::vector<bool> continued(static_cast<std::size_t>(n), false);
+    for (int l : links)
+      if (l >= 0) continued[static_cast<std::size_t>(l)] = true;
+    std::vector<std::optional<EventPlanner>> planners(static_cast<std::size_t>(n));  // after each state
     std::vector<Pending> out(static_cast<std::size_t>(n));
-    // Iterate to a fixpoint: the sets only grow, and are bounded by the containers.
+    // Iterate to a fixpoint: the sets only grow, and are bounded by the containers. In flow order,
+    // a chain's states are planned one after the other in every round.
     for (int round = 0; round < 2 * n + 4; ++round) {
       bool changed = false;
-      for (int b = 0; b < n; ++b) {
+      for (int b : order) {
         Pending bin = b == start ? in : Pending{};
         for (InterstateEdge* e : preds[static_cast<std::size_t>(b)]) {
           Pending along = out[static_cast<std::size_t>(e->src)];
@@ -133,7 +226,19 @@ class Synchronizer {
           }
           bin.merge(along);
         }
-        Pending bout = block(*r.blocks[static_cast<std::size_t>(b)], bin);
+        Block& blk = *r.blocks[static_cast<std::size_t>(b)];
+        Pending bout;
+        if (blk.kind == BlockKind::State) {
+          int from = links[static_cast<std::size_t>(b)];
+          auto& planner = planners[static_cast<std::size_t>(b)];
+          if (from >= 0)
+            planner.emplace(*planners[static_cast<std::size_t>(from)]);
+          else
+            planner.emplace(std::max(1, streams_), next_event_);
+          bout = state(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
+        } else {
+          bout = block(blk, bin);
+        }
         if (!(bout == out[static_cast<std::size_t>(b)])) {
           out[static_cast<std::size_t>(b)] = bout;
           changed = true;
@@ -153,6 +258,7 @@ class Synchronizer {
  private:
   SDFG& sdfg_;
   int streams_;      ///< --gpu-streams
+  bool chains_;      ///< streams carry their work across chains of states (not with --gpu-graph)
   int& next_event_;  ///< the program's event counter
 
   std::set<std::string> code_reads(const std::string& code) const {
@@ -183,7 +289,8 @@ class Synchronizer {
   Pending block(Block& b, Pending in) {
     switch (b.kind) {
       case BlockKind::State:
-        return state(b, in);
+        SDFC_ASSERT(false, "states are planned by their region (region())");
+        return in;
       case BlockKind::Region:
         return region(b, in);
       case BlockKind::Conditional: {
@@ -252,7 +359,8 @@ class Synchronizer {
   // Edges of the state being analysed, by endpoint (lookups per node stay linear in big states).
   std::vector<std::vector<const DataEdge*>> in_, out_;
 
-  Pending state(Block& st, Pending p) {
+  /// Plans a state with the planner of its chain so far; joins the streams at the chain's end.
+  Pending state(Block& st, Pending p, EventPlanner& events, bool chain_ends) {
     int n = static_cast<int>(st.nodes.size());
     in_.assign(static_cast<std::size_t>(n), {});
     out_.assign(static_cast<std::size_t>(n), {});
@@ -260,11 +368,11 @@ class Synchronizer {
       out_[static_cast<std::size_t>(e.src)].push_back(&e);
       in_[static_cast<std::size_t>(e.dst)].push_back(&e);
     }
-    EventPlanner events(std::max(1, streams_), next_event_);
+    events.begin_state();
     planner_ = &events;
     for (int v : issue_order(st)) node(st, v, p);
     planner_ = nullptr;
-    events.fork_join(st);
+    events.end_state(st, chain_ends);
     if (!st.join_events.empty()) p.joined();
     return p;
   }
@@ -344,7 +452,7 @@ class Synchronizer {
           host_access(st, id, reads, writes);
           order_gpu(n.stream, whole(reads, writes), n.wait_events, n.record_event);
         }
-        Synchronizer inner(*n.sdfg, streams_, next_event_);
+        Synchronizer inner(*n.sdfg, streams_, chains_, next_event_);
         Pending left = inner.region(n.sdfg->root, {});
         if (inner.gpu_work) {
           gpu_work = true;
@@ -365,7 +473,7 @@ class Synchronizer {
 void synchronize(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;
   sdfg.num_events = 0;
-  Synchronizer s(sdfg, options.gpu_streams, sdfg.num_events);
+  Synchronizer s(sdfg, options.gpu_streams, !options.gpu_graph, sdfg.num_events);
   s.region(sdfg.root, {});
   sdfg.gpu_exit_sync = s.gpu_work;
 }

@@ -7,10 +7,15 @@
 /// operations on different streams (read after write, write after read, write after write on parts
 /// of a container that may overlap — see stream-assignment) is ordered by an event the earlier one records and the
 /// later one's stream waits for (Node/DataEdge::record_event, wait_events) — only when the waiting stream does not
-/// already know the earlier operation through an earlier wait (vector clocks). A state that uses streams other than 0
-/// forks them from stream 0 at its start and joins them into stream 0 at its end (Block::fork_event, join_events), so
-/// work in later states, after loops and branches, and the program's exit (which joins stream 0 into the caller's
-/// stream) are ordered after it. With one stream (`--gpu-streams 0`, the default) GPU operations are queued on stream 0
+/// already know the earlier operation through an earlier wait (vector clocks). The same holds across a chain of
+/// states: states that follow each other unconditionally (a state's one edge, without condition, leads to a state
+/// with no other predecessor), neither placing a transient (their allocation and free are stream 0 work), at most
+/// 16, and not under --gpu-graph (whose segments must end joined). Within a chain, streams carry their work from one
+/// state into the next, and a later state's operation waits only for the earlier states' operations it conflicts
+/// with. A stream other than 0 forks from stream 0 at the start of the chain's first state that uses it; at the
+/// chain's end every stream joins into stream 0 (Block::fork_event, fork_streams, join_events), so work after
+/// branches and loops, in later chains, and the program's exit (which joins stream 0 into the caller's stream) are
+/// ordered after it. With one stream (`--gpu-streams 0`, the default) GPU operations are queued on stream 0
 /// in program order, so they are ordered among themselves and no event is needed. Host ordering (every mode): the host
 /// waits for the streams of the pending work. A forward dataflow analysis over the control flow (states, interstate
 /// edges, loops, conditionals) tracks, at each point, the host containers that queued GPU work

@@ -2,8 +2,9 @@
 // scripts/gpu-check.sh): the program's work is ordered after what the caller queued before the
 // call and before what it queues after, with --gpu-streams 0, 1, 2 and 4; changing the stream
 // between calls orders the next call after the previous one; bad streams are refused and change
-// nothing; every corpus GPU program gives DaCe's results behind a busy caller's stream. Each test
-// skips without a GPU.
+// nothing; every corpus GPU program gives DaCe's results behind a busy caller's stream; two dependent
+// states whose streams carry their work across the boundary give their results. Each test skips
+// without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "TestUtil.h"
+#include "TwoStages.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
@@ -258,4 +260,78 @@ TEST(GpuStream, EveryCorpusProgramBehindABusyCallersStream) {
   }
   cudaStreamDestroy(s);
   std::printf("[   NOTE   ] %d program x stream-mode runs behind a busy caller's stream\n", ran);
+}
+
+// Schedules across states (tests/TwoStages.h): two dependent states of four kernels each, the
+// second state's kernels reading first-state results of their own stream (shift 0) or of another
+// stream (shift 1, an event across the state boundary), chained (no join between the states) or
+// joined (a condition on the edge), in every stream mode, behind a busy caller's stream and
+// blocking. The kernels' loop counts differ, so a missing event lets a second-state kernel read a
+// stale or half-written input; every element of every output is checked on every call.
+TEST(GpuStream, ChainedStatesGiveTheirResultsInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 3000;
+  const int reps[2][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}};
+  std::vector<double*> x(4), y(4), z(4);
+  for (auto* v : {&x, &y, &z})
+    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  struct Config {
+    int shift;
+    bool joined;
+    int streams;
+  };
+  std::vector<Config> configs;  // 10 programs (each compiled once: nvcc's time)
+  for (int shift : {0, 1})
+    for (bool joined : {false, true})
+      for (int streams : {0, 4}) configs.push_back({shift, joined, streams});
+  configs.push_back({1, false, 1});
+  configs.push_back({1, false, 2});
+  int runs = 0;
+  for (const Config& c : configs)
+    for (bool external : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " joined " << c.joined << " --gpu-streams "
+                                        << c.streams << " caller's stream " << external);
+      sdfc::Options o;
+      o.target = "cuda";
+      o.gpu_streams = c.streams;
+      sdfc::Program p = sdfc::Program::compile_string(sdfc::test::two_stages(reps, c.shift, c.joined), o);
+      for (int k = 0; k < 4; ++k) {
+        p.set_array("x" + std::to_string(k), x[k], n);
+        p.set_array("y" + std::to_string(k), y[k], n);
+        p.set_array("z" + std::to_string(k), z[k], n);
+      }
+      p.set_value("N", n);
+      p.set_external_stream(external ? s : nullptr);
+      for (int round = 0; round < 3; ++round) {
+        double base = 1000.0 * (round + 1) + 100.0 * c.shift;
+        for (int k = 0; k < 4; ++k) {
+          fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], base + 10000.0 * k, n);
+          // Stale values in y and z: a missing event shows as a wrong sum.
+          ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
+          ASSERT_EQ(cudaMemsetAsync(z[k], 0, n * sizeof(double), s), cudaSuccess);
+        }
+        if (external)
+          spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
+        else
+          ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        p.call();
+        if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        for (int k = 0; k < 4; ++k) {
+          std::vector<double> h(n);
+          ASSERT_EQ(cudaMemcpy(h.data(), z[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+          int j = (k + c.shift) % 4;
+          for (int i = 0; i < n; ++i)
+            ASSERT_EQ(h[i], sdfc::test::two_stages_expected(reps, c.shift, k, base + 10000.0 * j + i))
+                << "z" << k << "[" << i << "] round " << round;
+        }
+      }
+      p.set_external_stream(nullptr);
+      ++runs;
+    }
+  cudaStreamDestroy(s);
+  for (auto* v : {&x, &y, &z})
+    for (auto* p : *v) cudaFree(p);
+  std::printf("[   NOTE   ] %d runs of two-state programs, 3 calls each, every element checked\n", runs);
 }

@@ -1,7 +1,12 @@
 // stream-assignment and the events of the synchronization pass on a small fork-join built here:
 // two kernels that only share an input run on two streams with no event between them; the merge
-// waits for exactly one event; the verifier proves the result.
+// waits for exactly one event; the verifier proves the result. Across two states that follow each
+// other, streams carry their work without a join in between.
+#include <fmt/format.h>
+
 #include "TestUtil.h"
+#include "TwoStages.h"
+#include "compiler/Compile.h"
 #include "ir/Builder.h"
 #include "passes/Pipeline.h"
 #include "passes/VerifySync.h"
@@ -131,4 +136,85 @@ TEST(StreamAssignment, CopiesIntoDisjointPartsRunConcurrently) {
   EXPECT_TRUE(st.edges[1].wait_events.empty());
   EXPECT_EQ(map_named(*sdfg, "use").wait_events.size(), 1u);  // reads both halves
   EXPECT_TRUE(verify_sync(*sdfg, o).ok());
+}
+
+// Schedules across states: two states that follow each other unconditionally share their streams'
+// clocks (tests/TwoStages.h), so a second-state kernel waits only for what it reads.
+namespace {
+
+const int kReps[2][4] = {{20, 2, 2, 2}, {2, 20, 20, 20}};
+
+std::unique_ptr<SDFG> two_stages_scheduled(int shift, bool joined, int streams, bool graph = false) {
+  auto sdfg = load_sdfg_text(two_stages(kReps, shift, joined), "two_stages");
+  CompileOptions o;
+  o.target = Target::CUDA;
+  o.gpu_streams = streams;
+  o.gpu_graph = graph;
+  run_pipeline(*sdfg, o);
+  return sdfg;
+}
+
+Node& kernel(SDFG& sdfg, int state, const std::string& label) {
+  for (auto& n : sdfg.root.blocks[static_cast<std::size_t>(state)]->nodes)
+    if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
+  throw std::runtime_error("no map " + label);
+}
+
+CompileOptions cuda_streams(int streams) {
+  CompileOptions o;
+  o.target = Target::CUDA;
+  o.gpu_streams = streams;
+  return o;
+}
+
+}  // namespace
+
+TEST(Synchronization, StreamsCarryTheirWorkIntoTheNextState) {
+  auto sdfg = two_stages_scheduled(0, false, 4);
+  Block &first = *sdfg->root.blocks[0], &second = *sdfg->root.blocks[1];
+  EXPECT_EQ(first.fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(first.join_events.empty());  // no join between the states
+  EXPECT_EQ(second.fork_event, -1);        // nor a second fork
+  for (int k = 0; k < 4; ++k) {            // each kernel follows its producer on its own stream
+    Node& b = kernel(*sdfg, 1, "b" + std::to_string(k));
+    EXPECT_EQ(b.stream, kernel(*sdfg, 0, "a" + std::to_string(k)).stream);
+    EXPECT_TRUE(b.wait_events.empty()) << k;
+  }
+  ASSERT_EQ(second.join_events.size(), 3u);  // the chain's end
+  EXPECT_EQ(sdfg->num_events, 4);            // the fork and three joins (was: two forks, six joins)
+  SyncReport r = verify_sync(*sdfg, cuda_streams(4));
+  EXPECT_TRUE(r.ok()) << r.races.front();
+}
+
+TEST(Synchronization, AKernelWaitsAcrossTheStateBoundaryForTheOneItReads) {
+  auto sdfg = two_stages_scheduled(1, false, 4);
+  for (int k = 0; k < 4; ++k) {
+    Node& b = kernel(*sdfg, 1, "b" + std::to_string(k));
+    Node& a = kernel(*sdfg, 0, "a" + std::to_string((k + 1) % 4));
+    ASSERT_EQ(b.wait_events.size(), 1u) << k;
+    EXPECT_EQ(b.wait_events[0], a.record_event) << k;
+  }
+  ASSERT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
+  // Without the wait, the verifier finds the race across the state boundary.
+  kernel(*sdfg, 1, "b2").wait_events.clear();
+  SyncReport r = verify_sync(*sdfg, cuda_streams(4));
+  ASSERT_EQ(r.races.size(), 1u);
+  EXPECT_EQ(
+      r.races[0],
+      "kernel a3 in state \"first\" writes on stream 3 and kernel b2 in state \"second\" reads on stream 2 are not "
+      "ordered (container y3)");
+}
+
+TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
+  // A condition on the edge: the first state may be the last, so its streams join there. The same
+  // under --gpu-graph, whose segments must end joined.
+  for (auto [joined, graph] : {std::pair{true, false}, std::pair{false, true}}) {
+    SCOPED_TRACE(fmt::format("condition {}, graph {}", joined, graph));
+    auto sdfg = two_stages_scheduled(1, joined, 4, graph);
+    Block &first = *sdfg->root.blocks[0], &second = *sdfg->root.blocks[1];
+    EXPECT_EQ(first.join_events.size(), 3u);
+    EXPECT_EQ(second.fork_streams, (std::vector<int>{1, 2, 3}));
+    for (int k = 0; k < 4; ++k) EXPECT_TRUE(kernel(*sdfg, 1, "b" + std::to_string(k)).wait_events.empty()) << k;
+    EXPECT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
+  }
 }
