@@ -123,10 +123,10 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
     lin = make_binary(BinOp::Add, lin,
                       make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
   if (c.in_kernel) {
-    // In device code the index is printed as (the part that varies with the map's parameters) +
-    // (the part made of the SDFG's symbols only, when it has any), an identity: every access to `d` at the same
-    // point then shares the first part textually (nvcc computes it once) and the second is
-    // invariant (hoisted). GT4Py's stencils read 7 neighbours this way (docs/benchmarks.md).
+    // In device code the index is printed as (the part that varies with the map's parameters),
+    // then the terms made of the SDFG's symbols only, added one by one: an identity. Every access
+    // to `d` at the same point then shares the first part textually (nvcc computes it once) and
+    // adds its own offsets. GT4Py's stencils read 7 neighbours this way (docs/benchmarks.md).
     std::map<std::string, Expr> at_zero;
     std::set<std::string> names;
     free_symbols(lin, names);
@@ -142,7 +142,7 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
         // The invariant terms are added one by one after the varying part, so every partial sum
         // has at least its type (the parameters' int64_t): no narrower than a single sum.
         std::vector<std::pair<bool, Expr>> terms;
-        additive_terms(simplify(invariant), false, terms);
+        additive_terms(invariant, false, terms);  // already simplified
         std::string text = sym(varying);
         for (auto& [negative, t] : terms) {
           bool atom = t->kind == ExprKind::Symbol || t->kind == ExprKind::Int;
