@@ -166,6 +166,10 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       kw.line("#pragma unroll");
       kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
       kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
+    } else if (k == 0 && plan.lead > 0) {  // warps start `lead` points before the first
+      kw.line(fmt::format("const int64_t __tx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};",
+                          plan.lead));
+      kw.line("if (__tx < 0) return;");
     } else {
       kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
                           axis[k]));
@@ -185,8 +189,9 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   out_.kernels.push_back(kw.str());
 
   // The launch.
-  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}", m.label, range_str(m.range), np, kname,
-                     n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : ""));
+  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
+                     kname, n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : "",
+                     plan.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", plan.lead) : ""));
   stream_waits(n.stream, n.wait_events, w, segments());
   w.open("");
   std::vector<std::string> counts;
@@ -199,8 +204,10 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   std::vector<std::string> grid;
   for (std::size_t k = 0; k < 3; ++k) {
     int per_block = block[k] * (k == march ? rows : 1);
-    grid.push_back(k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block, per_block)
-                            : "1u");
+    int lead = k == 0 ? plan.lead : 0;
+    grid.push_back(
+        k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
+                 : "1u");
   }
   emit_launch(n, kname, counts, grid, block, args, w);
 }

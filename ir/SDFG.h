@@ -161,6 +161,9 @@ struct KernelPlan {
   int block[3] = {1, 1, 1};  ///< threads per block, x first
   int rows = 1;              ///< points per thread along `march` (maps of 2 or more dimensions)
   int march = 1;             ///< the axis (1: y, 2: z) a thread marches along when rows > 1
+  /// Idle threads launched along x before the map's first point, so that warps start where the
+  /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
+  int lead = 0;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 

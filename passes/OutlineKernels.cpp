@@ -21,6 +21,13 @@ namespace {
 /// Points per thread along the slowest axis of kernels of 2 or more dimensions
 /// (bench/GpuBench.cu measures 1, 2, 4, 8; docs/benchmarks.md).
 constexpr int kRowsPerThread = 4;
+/// Planes per thread of 3D kernels, which march along z: GT4Py's 3D Laplacian on the H200 at five
+/// grid sizes, 4 / 8 / 16 fully unrolled planes (bench/experiments/lap3d_variants.cu,
+/// docs/benchmarks.md): 16 is the fastest or as fast at each, 8 the slowest.
+constexpr int kPlanesPerThread = 16;
+
+/// Warps start at a multiple of this many points along x (`KernelPlan::lead`).
+constexpr int kWarpAlignment = 32;
 
 /// Whether the thread-block maps of kernel map `entry` can run as the threads of one block
 /// (OutlineKernels.h); `block` receives the block shape (x first).
@@ -128,18 +135,27 @@ class Outliner {
       return k;
     }
     std::vector<int> block = m.gpu_block_size;
-    // 2D: 64 x 4 measured best for a 5-point stencil on the H200 (docs/benchmarks.md).
+    // 2D: 64 x 4 measured best for a 5-point stencil on the H200; 3D: 32 x 8, each thread
+    // marching along z, as measured for GT4Py's 3D Laplacian (docs/benchmarks.md).
     if (block.empty())
       block = dims == 1   ? std::vector<int>{256, 1, 1}
               : dims == 2 ? std::vector<int>{64, 4, 1}
+              : dims == 3 ? std::vector<int>{32, 8, 1}
                           : std::vector<int>{32, 4, 2};
     while (block.size() < 3) block.push_back(1);
     for (int a = 0; a < 3; ++a) k.block[a] = block[static_cast<std::size_t>(a)];
     // Neighbouring rows (planes) a stencil reads then come from the thread's own loads (5-point
     // stencil on the H200: 0.79 -> 0.9 of the copy bandwidth). Maps of more than three dimensions
     // flatten their first ones into z, so they march along y.
-    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? kRowsPerThread : 1;
+    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? (dims == 3 ? kPlanesPerThread : kRowsPerThread) : 1;
     k.march = dims == 3 ? 2 : 1;
+    // A map over an interior (x from 1, as stencils' maps start) launches that many idle threads
+    // first, so that each warp reads and writes whole aligned segments where the map's index 0 is
+    // aligned (GT4Py's 3D Laplacian on the H200: 0.76 -> 0.85 of the copy bandwidth with 8 planes;
+    // docs/benchmarks.md).
+    const RangeDim& x = m.range[dims - 1];
+    auto start = as_constant(x.start), step = as_constant(x.step);
+    if (start && step && *step == 1 && *start > 0) k.lead = static_cast<int>(*start % kWarpAlignment);
     return k;
   }
 

@@ -13,10 +13,13 @@
 ///    map, at most 1,024 threads), with the block shape they give; otherwise they run as loops in
 ///    each thread (correct, not parallel);
 ///  - otherwise the block shape (`gpu_block_size` when the file gives one, else 256 threads shaped
-///    by dimensionality: 256, 64 x 4, 32 x 4 x 2) and rows per thread: maps of 2 or more
-///    dimensions compute 4 consecutive points along their slowest axis (y in 2D, z in 3D) per
-///    thread unless the body may leave the thread early or synchronize the block (a nested SDFG,
-///    a thread-block map, a C++ tasklet with return, goto or __syncthreads).
+///    by dimensionality: 256, 64 x 4, 32 x 8 x 1, 32 x 4 x 2 beyond 3) and rows per thread: maps
+///    of 2 or more dimensions compute consecutive points along their slowest axis per thread (4
+///    along y in 2D and beyond 3 dimensions, 16 planes along z in 3D) unless the body may leave
+///    the thread early or synchronize the block (a nested SDFG, a thread-block map, a C++ tasklet
+///    with return, goto or __syncthreads);
+///  - the lead along x: a map whose x range starts at a constant b > 0 launches b mod 32 idle
+///    threads first, so that warps start where the map's index is a multiple of 32.
 ///
 /// Refused, with the map's pointer: a GPU map without parameters; a kernel that accesses a
 /// container in host memory other than a scalar; a dynamic range input that reads GPU memory.

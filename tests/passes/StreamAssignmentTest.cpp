@@ -144,11 +144,16 @@ namespace {
 
 const int kReps[2][4] = {{20, 2, 2, 2}, {2, 20, 20, 20}};
 
-std::unique_ptr<SDFG> two_stages_scheduled(int shift, bool joined, int streams, bool graph = false) {
-  auto sdfg = load_sdfg_text(two_stages(kReps, shift, joined), "two_stages");
+CompileOptions cuda_streams(int streams) {
   CompileOptions o;
   o.target = Target::CUDA;
   o.gpu_streams = streams;
+  return o;
+}
+
+std::unique_ptr<SDFG> two_stages_scheduled(int shift, bool joined, int streams, bool graph = false) {
+  auto sdfg = load_sdfg_text(two_stages(kReps, shift, joined), "two_stages");
+  CompileOptions o = cuda_streams(streams);
   o.gpu_graph = graph;
   run_pipeline(*sdfg, o);
   return sdfg;
@@ -158,13 +163,6 @@ Node& kernel(SDFG& sdfg, int state, const std::string& label) {
   for (auto& n : sdfg.root.blocks[static_cast<std::size_t>(state)]->nodes)
     if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
   throw std::runtime_error("no map " + label);
-}
-
-CompileOptions cuda_streams(int streams) {
-  CompileOptions o;
-  o.target = Target::CUDA;
-  o.gpu_streams = streams;
-  return o;
 }
 
 }  // namespace

@@ -22,21 +22,19 @@ std::vector<std::string> gpu_programs() {
   return out;
 }
 
-std::unique_ptr<SDFG> scheduled(const std::string& file, int streams, TransientMode mode = TransientMode::AsDeclared) {
-  auto sdfg = load_sdfg_file(file);
-  CompileOptions o;
-  o.target = Target::CUDA;
-  o.gpu_streams = streams;
-  o.transients = mode;
-  run_pipeline(*sdfg, o);
-  return sdfg;
-}
-
 CompileOptions cuda(int streams) {
   CompileOptions o;
   o.target = Target::CUDA;
   o.gpu_streams = streams;
   return o;
+}
+
+std::unique_ptr<SDFG> scheduled(const std::string& file, int streams, TransientMode mode = TransientMode::AsDeclared) {
+  auto sdfg = load_sdfg_file(file);
+  CompileOptions o = cuda(streams);
+  o.transients = mode;
+  run_pipeline(*sdfg, o);
+  return sdfg;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
