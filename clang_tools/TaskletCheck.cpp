@@ -93,7 +93,10 @@ class UnitBuilder {
   explicit UnitBuilder(const CompileOptions& options) : gpu_(options.target != Target::CPU) {}
 
   Unit build(const SDFG& root) {
-    append("// sdfc tasklet check: every CPP tasklet of SDFG \"" + root.name + "\", one function each\n");
+    // Nothing that names the program (its name, labels, pointers, symbols no code uses) is in the
+    // unit: programs with the same tasklets share the unit, and so the memory of its check
+    // (compiler/Compile.cpp; GT4Py's timer tasklets are the same in every GT4Py program).
+    append("// sdfc tasklet check: every CPP tasklet, one function each\n");
     for (auto& h : generated_std_includes()) append("#include " + h + "\n");
     append("#include \"sdfc/program.h\"\n");
     if (gpu_) {
@@ -105,8 +108,10 @@ class UnitBuilder {
     }
     append("template <typename T> T __sdfc_value();\n");
     append("template <typename T> T& __sdfc_lvalue();\n");
-    if (!root.global_code.code.empty())
+    if (!root.global_code.code.empty()) {
       add_code_segment(Segment::GlobalCode, "/attributes/global_code", root.global_code.code);
+      global_ids_ = identifiers_in(root.global_code.code);
+    }
     // Tasklets' code_global precedes every tasklet, as in generated code (once per distinct text).
     collect_code_globals(root, "");
     walk_region(root, "", false);
@@ -117,7 +122,8 @@ class UnitBuilder {
   bool gpu_;
   Unit unit_;
   std::set<std::string> code_globals_;
-  int lines_ = 0;  ///< physical lines in unit_.text so far
+  std::set<std::string> global_ids_;  ///< identifiers of global_code and code_global (macros may use symbols)
+  int lines_ = 0;                     ///< physical lines in unit_.text so far
 
   void append(const std::string& text) {
     unit_.text += text;
@@ -161,8 +167,10 @@ class UnitBuilder {
         const Node& n = *st.nodes[i];
         std::string np = ptr + "/nodes/" + std::to_string(i);
         if (n.kind == NodeKind::Tasklet && !n.code_global.code.empty() &&
-            code_globals_.insert(n.code_global.code).second)
+            code_globals_.insert(n.code_global.code).second) {
           add_code_segment(Segment::CodeGlobal, np + "/attributes/code_global", n.code_global.code);
+          for (auto& id : identifiers_in(n.code_global.code)) global_ids_.insert(id);
+        }
         if (n.kind == NodeKind::NestedSDFG && n.sdfg) collect_code_globals(*n.sdfg, np + "/attributes/sdfg");
       }
     });
@@ -249,8 +257,12 @@ class UnitBuilder {
     for (auto& s : symbols) seg.symbols.push_back(s.first);
 
     int index = static_cast<int>(unit_.segments.size());
-    std::string f = fmt::format("// tasklet \"{}\" ({})\nvoid {}{}() {{\n", n.label, np, kTaskletFunctionPrefix, index);
-    for (auto& [s, t] : symbols) f += fmt::format("  const {0} {1} = __sdfc_value<{0}>();\n", t, s);
+    std::string f = fmt::format("// tasklet {0}\nvoid {1}{0}() {{\n", index, kTaskletFunctionPrefix);
+    // Only the symbols the code (or a macro of global code) can name: the others cannot change
+    // the verdict, and leaving them out keeps the unit the same across programs.
+    std::set<std::string> used = identifiers_in(n.code.code);
+    for (auto& [s, t] : symbols)
+      if (used.count(s) || global_ids_.count(s)) f += fmt::format("  const {0} {1} = __sdfc_value<{0}>();\n", t, s);
     f += "  {\n";
     for (auto& c : seg.connectors) {
       // Inputs are writable here (generated code makes them const) so that a write to one stays in

@@ -251,6 +251,29 @@ TEST(TaskletCheck, GlobalCodeIsCheckedWithoutCppTasklets) {
   EXPECT_TRUE(check(*sdfg).empty());
 }
 
+TEST(TaskletCheck, TheUnitDoesNotNameTheProgram) {
+  // Two programs that differ in name, labels and symbols no tasklet uses, with the same tasklet:
+  // one unit, so a check that passed for one is remembered for the other.
+  auto first = cpp_program("b = a * 2.0;");
+  auto second = cpp_program("b = a * 2.0;");
+  second->name = "other";
+  second->symbols.emplace_back("M", DType::Int32);
+  for (auto& n : second->root.blocks[0]->nodes) n->label += "_renamed";
+  CompileOptions o;
+  EXPECT_EQ(tasklet_check_source(*first, o), tasklet_check_source(*second, o));
+  // A symbol the code uses is declared (typed as in generated code), one it does not is not.
+  auto uses = cpp_program("b = a * N;");
+  std::string text = tasklet_check_source(*uses, o);
+  EXPECT_NE(text.find("const int64_t N = __sdfc_value<int64_t>();"), std::string::npos) << text;
+  EXPECT_EQ(tasklet_check_source(*first, o).find("const int64_t N ="), std::string::npos);
+}
+
+TEST(TaskletCheck, SymbolsThatGlobalCodeMacrosNameStayDeclared) {
+  auto sdfg = cpp_program("b = a * SCALE;");
+  sdfg->global_code.code = "#define SCALE (N + 1)";
+  EXPECT_TRUE(check(*sdfg).empty());
+}
+
 TEST(TaskletCheck, CompileRemembersPassedChecksOnly) {
   std::string cache = ::testing::TempDir() + "sdfc-check-memory-" + std::to_string(::getpid());
   std::filesystem::remove_all(cache);
