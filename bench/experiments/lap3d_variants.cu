@@ -15,20 +15,20 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e_ = (x);                                                         \
-    if (e_ != cudaSuccess) {                                                      \
+#define CHECK(x)                                                                       \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                               \
-    }                                                                             \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 #include "lap3d_generated.inc"
 #include "lap3d_generated_lead.inc"
 
-__device__ __forceinline__ double lap_point(const double* __restrict__ u, int64_t c, int si, int sj, int sk, double below,
-                                            double center, double above, double inv) {
+__device__ __forceinline__ double lap_point(const double* __restrict__ u, int64_t c, int si, int sj, int sk,
+                                            double below, double center, double above, double inv) {
   double s = u[c - si] + u[c + si];
   s += u[c - sj];
   s += u[c + sj];
@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(256) zqueue(double* __restrict__ lap, const do
 // 2.5D blocking: the block's I x J tile of plane k with its halo in shared memory, marching along K
 // over KC planes; k-1/k+1 of the tile's own points in registers.
 template <int BX, int BY, int KC>
-__global__ void __launch_bounds__(BX * BY) tiled(double* __restrict__ lap, const double* __restrict__ u, int si, int sj,
-                                                 int sk, double inv, int nx, int ny, int nz) {
+__global__ void __launch_bounds__(BX* BY) tiled(double* __restrict__ lap, const double* __restrict__ u, int si, int sj,
+                                                int sk, double inv, int nx, int ny, int nz) {
   __shared__ double tile[BY + 2][BX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int j = blockIdx.x * BX + tx + 1;
