@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "ir/Memlets.h"
+#include "ir/Signature.h"
 
 namespace sdfc {
 namespace {
@@ -42,6 +43,12 @@ int enclosing_kernel(const Block& st, int v) {
 
 bool is_gpu_library_call(const Node& n) {
   return n.kind == NodeKind::Tasklet && n.library_call == "cublas" && n.scope_entry < 0;
+}
+
+bool is_stream_tasklet(const Node& n) {
+  return n.kind == NodeKind::Tasklet && n.scope_entry < 0 && n.code.language == Language::CPP &&
+         n.library_call.empty() && n.code.code.find("__dace_current_stream") != std::string::npos &&
+         identifiers_in(n.code.code).count("__dace_current_stream") > 0;
 }
 
 bool is_gpu_copy(const SDFG& sdfg, const Block& st, const DataEdge& e) {

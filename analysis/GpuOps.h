@@ -57,9 +57,15 @@ int enclosing_kernel(const Block& st, int v);
 /// library call on GPU data (`library_call` "cublas"). Ordered like a kernel launch.
 bool is_gpu_library_call(const Node& n);
 
-/// A node host code issues as one GPU operation on one stream: a kernel or a GPU library call.
+/// True for a CPP tasklet at the top level of a state whose code names `__dace_current_stream`
+/// (DaCe's copy expansions, users' cuBLAS calls): host code that queues its GPU work on that
+/// stream. It gets a stream and is ordered like a kernel launch; as in DaCe the name is its stream.
+bool is_stream_tasklet(const Node& n);
+
+/// A node host code issues as one GPU operation on one stream: a kernel, a GPU library call or a
+/// stream tasklet.
 inline bool is_stream_node(const Node& n) {
-  return is_host_kernel(n) || is_gpu_library_call(n);
+  return is_host_kernel(n) || is_gpu_library_call(n) || is_stream_tasklet(n);
 }
 
 /// True when the SDFG (or one nested in it) launches GPU work from host code.

@@ -20,6 +20,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/GpuOps.h"
 #include "clang_tools/ClangPlugin.h"
 #include "ir/Signature.h"
 #include "lang/CodeWriter.h"
@@ -90,7 +91,8 @@ bool single_element(const Range& r) {
 /// Builds the unit: the generated code's headers, global code, then one function per tasklet.
 class UnitBuilder {
  public:
-  explicit UnitBuilder(const CompileOptions& options) : gpu_(options.target != Target::CPU) {}
+  explicit UnitBuilder(const CompileOptions& options)
+      : gpu_(options.target != Target::CPU), api_(options.target == Target::HIP ? "hip" : "cuda") {}
 
   Unit build(const SDFG& root) {
     // Nothing that names the program (its name, labels, pointers, symbols no code uses) is in the
@@ -120,6 +122,7 @@ class UnitBuilder {
 
  private:
   bool gpu_;
+  const char* api_;  ///< the GPU runtime's prefix (cuda, hip)
   Unit unit_;
   std::set<std::string> code_globals_;
   std::set<std::string> global_ids_;  ///< identifiers of global_code and code_global (macros may use symbols)
@@ -263,6 +266,8 @@ class UnitBuilder {
     std::set<std::string> used = identifiers_in(n.code.code);
     for (auto& [s, t] : symbols)
       if (used.count(s) || global_ids_.count(s)) f += fmt::format("  const {0} {1} = __sdfc_value<{0}>();\n", t, s);
+    if (gpu_ && !device && is_stream_tasklet(n))  // the stream its work goes on (codegen/Dataflow.cpp)
+      f += fmt::format("  const {0}Stream_t __dace_current_stream = __sdfc_value<{0}Stream_t>();\n", api_);
     f += "  {\n";
     for (auto& c : seg.connectors) {
       // Inputs are writable here (generated code makes them const) so that a write to one stays in

@@ -429,6 +429,16 @@ class Synchronizer {
             if (e->dst_conn && is_dynamic_range_input(*e->dst_conn) && host_data(e->memlet.data))
               by_value.insert(e->memlet.data);
           if (intersects(by_value, p.written)) wait(n, p);
+          if (is_stream_tasklet(n)) {  // its host code may also touch host data before it queues work
+            std::set<std::string> host_reads, host_writes;
+            for (auto& r : reads)
+              if (host_data(r)) host_reads.insert(r);
+            for (auto& w : writes)
+              if (host_data(w)) host_writes.insert(w);
+            if (intersects(host_reads, p.written) || intersects(host_writes, p.written) ||
+                intersects(host_writes, p.read))
+              wait(n, p);
+          }
           std::vector<Touch> touches;  // the kernel's outer memlets, without the scalars it takes by value
           for (Touch& t : node_touches(st, id))
             if (!by_value.count(t.data)) touches.push_back(std::move(t));

@@ -328,12 +328,19 @@ class Replay {
       for (const Touch& t : node_touches(st, v)) (t.write ? writes : reads).insert(t.data);
       std::string label = n.kind == NodeKind::MapEntry ? n.map.label : n.label;
       if ((n.kind == NodeKind::MapEntry || n.kind == NodeKind::Tasklet) && n.stream >= 0) {
-        std::string what =
-            fmt::format("{} {} {}", n.kind == NodeKind::MapEntry ? "kernel" : "GPU library call", label, where);
+        bool own_code = is_stream_tasklet(n);
+        std::string what = fmt::format("{} {} {}",
+                                       n.kind == NodeKind::MapEntry ? "kernel"
+                                       : own_code                   ? "stream tasklet"
+                                                                    : "GPU library call",
+                                       label, where);
         tick(host_);
         for (auto& r : reads)  // host scalars are read by the host, when the launch passes them by value
-          if (host_data(r) && sdfg_.find_data(r)->kind == DataKind::Scalar)
-            access(host_, r, false, what + " (argument by value)");
+          if (host_data(r) && (own_code || sdfg_.find_data(r)->kind == DataKind::Scalar))
+            access(host_, r, false, what + (own_code ? " (its host code)" : " (argument by value)"));
+        if (own_code)  // its host code may write the host data it names, too
+          for (auto& w : writes)
+            if (host_data(w)) access(host_, w, true, what + " (its host code)");
         wait_events(n.stream, n.wait_events);
         enqueue(n.stream);
         for (const Touch& t : node_touches(st, v))  // the parts its outer memlets name

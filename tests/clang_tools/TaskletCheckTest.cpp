@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "StreamTasklet.h"
 #include "TestUtil.h"
 #include "clang_tools/TaskletCheck.h"
 #include "compiler/Compile.h"
@@ -308,4 +309,20 @@ TEST(TaskletCheck, CompileRemembersPassedChecksOnly) {
   generate_program(*gpu, cuda, "prog.sdfg", {}, true);
   EXPECT_EQ(markers(), 2);
   std::filesystem::remove_all(cache);
+}
+
+TEST(TaskletCheck, StreamTaskletsSeeTheirStreamOnGpuTargets) {
+  // tests/StreamTasklet.h: cudaMemcpyAsync(dst, src, ..., __dace_current_stream) in a host tasklet.
+  auto gpu = stream_tasklet_program();
+  EXPECT_TRUE(check(*gpu, Target::CUDA).empty());
+  auto hip = stream_tasklet_program();
+  for (auto& n : hip->root.blocks[0]->nodes)
+    if (n->label == "fetch")
+      n->code.code = "hipMemcpyAsync(dst, src, N * sizeof(double), hipMemcpyDeviceToHost, __dace_current_stream);";
+  EXPECT_TRUE(check(*hip, Target::HIP).empty());
+  // On the CPU there is no stream: the check names the identifier.
+  auto cpu = cpp_program("b = a;\n(void)__dace_current_stream;");
+  auto errors = check(*cpu, Target::CPU);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("unknown identifier '__dace_current_stream'"), std::string::npos) << errors[0].str();
 }

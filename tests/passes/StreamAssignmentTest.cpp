@@ -4,8 +4,10 @@
 // other, streams carry their work without a join in between.
 #include <fmt/format.h>
 
+#include "StreamTasklet.h"
 #include "TestUtil.h"
 #include "TwoStages.h"
+#include "analysis/GpuOps.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
 #include "passes/Pipeline.h"
@@ -215,4 +217,53 @@ TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
     for (int k = 0; k < 4; ++k) EXPECT_TRUE(kernel(*sdfg, 1, "b" + std::to_string(k)).wait_events.empty()) << k;
     EXPECT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
   }
+}
+
+// A host CPP tasklet that names __dace_current_stream queues its work on a stream of its own
+// (tests/StreamTasklet.h): its stream waits for the kernel it reads from, the host map that reads
+// what it wrote waits for that stream, and the verifier proves it in every stream setting.
+TEST(StreamTasklet, IsOrderedLikeAKernelAndItsHostReaderWaits) {
+  for (int streams : {0, 1, 2, 4}) {
+    SCOPED_TRACE(fmt::format("--gpu-streams {}", streams));
+    auto sdfg = stream_tasklet_program();
+    CompileOptions o = cuda_streams(streams);
+    run_pipeline(*sdfg, o);
+    Block& st = *sdfg->root.blocks[0];
+    Node* fetch = nullptr;
+    Node* plus = nullptr;
+    Node* twice = nullptr;
+    for (auto& n : st.nodes) {
+      if (n->kind == NodeKind::Tasklet && n->label == "fetch") fetch = n.get();
+      if (n->kind == NodeKind::MapEntry && n->map.label == "plus") plus = n.get();
+      if (n->kind == NodeKind::MapEntry && n->map.label == "twice") twice = n.get();
+    }
+    ASSERT_TRUE(fetch && plus && twice);
+    ASSERT_GE(fetch->stream, 0);
+    if (fetch->stream != twice->stream) EXPECT_EQ(fetch->wait_events.size(), 1u);
+    EXPECT_EQ(plus->host_waits, std::vector<int>{fetch->stream});
+    SyncReport r = verify_sync(*sdfg, o);
+    EXPECT_TRUE(r.ok()) << fmt::format("{}", fmt::join(r.races, "\n"));
+    // Without the host's wait the verifier names the tasklet's copy and the host map.
+    plus->host_waits.clear();
+    SyncReport broken = verify_sync(*sdfg, o);
+    ASSERT_FALSE(broken.ok());
+    EXPECT_NE(broken.races[0].find("stream tasklet fetch"), std::string::npos) << broken.races[0];
+    EXPECT_NE(broken.races[0].find("host map plus"), std::string::npos) << broken.races[0];
+  }
+}
+
+TEST(StreamTasklet, OnlyCppTaskletsThatNameTheStreamGetOne) {
+  auto sdfg = stream_tasklet_program();
+  Node* fetch = nullptr;
+  for (auto& n : sdfg->root.blocks[0]->nodes)
+    if (n->kind == NodeKind::Tasklet && n->label == "fetch") fetch = n.get();
+  ASSERT_TRUE(fetch);
+  EXPECT_TRUE(is_stream_tasklet(*fetch));
+  fetch->code.code = "// __dace_current_stream is not used here\ncudaMemcpy(dst, src, N, cudaMemcpyDeviceToHost);";
+  EXPECT_TRUE(is_stream_tasklet(*fetch));  // a comment is not code, but the name is there: conservative
+  fetch->code.code = "cudaMemcpy(dst, src, N, cudaMemcpyDeviceToHost);";
+  EXPECT_FALSE(is_stream_tasklet(*fetch));
+  fetch->code.code = "x = __dace_current_stream";
+  fetch->code.language = Language::Python;
+  EXPECT_FALSE(is_stream_tasklet(*fetch));
 }
