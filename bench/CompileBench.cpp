@@ -2,7 +2,8 @@
 // the builder API), a cached `sdfc compile -o` of an unchanged program, and --emit-source of every
 // GT4Py corpus file as GT4Py writes it (program.sdfg, with its CPP metrics tasklets) with the
 // tasklet check parsing (--no-cache) and remembered (the check passed before; Compile.h). Each
-// iteration runs the sdfc binary as a user would (process start to exit). Usage: bench_compile
+// iteration runs the sdfc binary as a user would (process start to exit); "check_pch" forgets the
+// passed checks before each iteration but keeps the check's precompiled header (a new program). Usage: bench_compile
 // [--benchmark_*] with SDFC_BIN pointing at the sdfc binary (default: the one in this build tree)
 // and SDFC_CORPUS at the corpus (else the GT4Py benchmarks are not registered).
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "compiler/Build.h"
 #include "ir/Builder.h"
@@ -53,8 +55,11 @@ std::string chain_file(int maps, bool gpu = false) {
   return p.string();
 }
 
-void run_timed(benchmark::State& state, const std::vector<std::string>& argv) {
+/// `before`: run before each iteration, untimed.
+void run_timed(benchmark::State& state, const std::vector<std::string>& argv,
+               const std::function<void()>& before = nullptr) {
   for (auto _ : state) {
+    if (before) before();
     auto t0 = std::chrono::steady_clock::now();
     auto r = sdfc::run_process(argv);
     auto t1 = std::chrono::steady_clock::now();
@@ -98,17 +103,25 @@ void BM_CachedCompile(benchmark::State& state) {
 }
 BENCHMARK(BM_CachedCompile)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-/// One GT4Py file's load, validate, passes, tasklet check and emit; `remembered`: the check passed
-/// in an earlier process (the build cache of this benchmark remembers it).
-void BM_GT4PyEmitSource(benchmark::State& state, const std::string& file, bool remembered) {
+/// How a GT4Py file's tasklet check runs: parsed from scratch (--no-cache), parsed with the
+/// precompiled header of the check's headers (a unit the cache does not remember: a new program),
+/// or remembered (the check passed in an earlier process).
+enum class Check { Parsed, Precompiled, Remembered };
+
+/// One GT4Py file's load, validate, passes, tasklet check and emit.
+void BM_GT4PyEmitSource(benchmark::State& state, const std::string& file, Check check) {
   std::vector<std::string> argv = {sdfc_bin(), "compile", file, "--emit-source", (work_dir() / "gt4py").string()};
-  if (!remembered) argv.push_back("--no-cache");
-  auto first = sdfc::run_process(argv);
+  if (check == Check::Parsed) argv.push_back("--no-cache");
+  auto first = sdfc::run_process(argv);  // makes the precompiled header, remembers the check
   if (first.status != 0) {
     state.SkipWithError(first.output.c_str());
     return;
   }
-  run_timed(state, argv);
+  auto forget = [] {
+    std::error_code ec;
+    fs::remove_all(work_dir() / "cache" / "checks", ec);
+  };
+  run_timed(state, argv, check == Check::Precompiled ? std::function<void()>(forget) : nullptr);
 }
 
 }  // namespace
@@ -123,11 +136,10 @@ int main(int argc, char** argv) {
         files.push_back(e.path() / "program.sdfg");
     std::sort(files.begin(), files.end());
     for (auto& f : files)
-      for (bool remembered : {false, true})
-        benchmark::RegisterBenchmark(("BM_GT4PyEmitSource/" + f.parent_path().filename().string() +
-                                      (remembered ? "/check_remembered" : "/check_parsed"))
-                                         .c_str(),
-                                     BM_GT4PyEmitSource, f.string(), remembered)
+      for (auto [check, name] : {std::pair{Check::Parsed, "check_parsed"}, std::pair{Check::Precompiled, "check_pch"},
+                                 std::pair{Check::Remembered, "check_remembered"}})
+        benchmark::RegisterBenchmark(("BM_GT4PyEmitSource/" + f.parent_path().filename().string() + "/" + name).c_str(),
+                                     BM_GT4PyEmitSource, f.string(), check)
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);
   }

@@ -12,7 +12,8 @@
 namespace sdfc {
 
 struct ClangPlugin {
-  TaskletCheckResult (*check)(const SDFG&, const CompileOptions&, const std::string&, const std::string&) = nullptr;
+  TaskletCheckResult (*check)(const SDFG&, const CompileOptions&, const std::string&, const std::string&,
+                              const std::string&) = nullptr;
   std::string (*format)(const std::string&, const std::string&) = nullptr;
 };
 

@@ -455,7 +455,8 @@ void bound_cache(const fs::path& root, const std::string& keep, double limit_mb)
       total += entries.back().size;
     } else if (name.rfind("tmp-", 0) == 0 && is_stale(it->path(), now)) {
       fs::remove_all(it->path(), entry_ec);
-    } else if (name == "checks") {  // passed tasklet checks (Compile.h): forgotten after a month unused
+    } else if (name == "checks" || name == "pch") {  // passed tasklet checks and the check's precompiled
+                                                     // headers (Compile.h): forgotten after a month unused
       for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
         std::error_code remove_ec;
         if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);

@@ -54,7 +54,8 @@ fs::path own_location() {
 /// The tasklet check with a memory of passed units: a unit that passed once passes again as long as
 /// its text, the runtime headers and the Clang plugin are the same (Compile.h). Memory is an empty
 /// file `<cache>/checks/<key>`; failing units are never remembered, so their errors always come
-/// from Clang. Failing to read or write the memory only costs the parse.
+/// from Clang. Failing to read or write the memory only costs the parse. A unit not remembered is
+/// parsed with the precompiled header of its headers kept in `<cache>/pch/` (TaskletCheck.h).
 TaskletCheckResult check_tasklets(const SDFG& sdfg, const CompileOptions& options, const std::string& file,
                                   bool remember) {
   std::string identity = remember ? tasklet_check_identity() : "";
@@ -71,7 +72,8 @@ TaskletCheckResult check_tasklets(const SDFG& sdfg, const CompileOptions& option
     fs::last_write_time(marker, fs::file_time_type::clock::now(), ec);  // used: kept by the cache bound
     return passed;
   }
-  TaskletCheckResult result = check_cpp_tasklets(sdfg, options, file, runtime_include_dir());
+  TaskletCheckResult result =
+      check_cpp_tasklets(sdfg, options, file, runtime_include_dir(), (fs::path(cache_dir()) / "pch").string());
   if (result.errors.empty() && !result.skipped) {
     fs::create_directories(marker.parent_path(), ec);
     std::ofstream(marker, std::ios::binary);  // an empty file; two processes writing it agree

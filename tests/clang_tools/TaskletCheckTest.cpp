@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 
 #include "StreamTasklet.h"
@@ -325,4 +326,39 @@ TEST(TaskletCheck, StreamTaskletsSeeTheirStreamOnGpuTargets) {
   auto errors = check(*cpu, Target::CPU);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].message.find("unknown identifier '__dace_current_stream'"), std::string::npos) << errors[0].str();
+}
+
+TEST(TaskletCheck, APrecompiledHeaderGivesTheSameFindings) {
+  std::string dir = ::testing::TempDir() + "sdfc-check-pch-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto errors_with = [&](const std::string& code, const std::string& pch_dir) {
+    auto sdfg = cpp_program(code);
+    CompileOptions o;
+    run_pipeline(*sdfg, o);
+    std::vector<std::string> out;
+    for (auto& d : check_cpp_tasklets(*sdfg, o, "prog.sdfg", runtime_include_dir(), pch_dir).errors)
+      out.push_back(d.str());
+    return out;
+  };
+  auto pch_files = [&] {
+    int n = 0;
+    std::error_code ec;
+    for (auto& e : std::filesystem::directory_iterator(dir, ec)) n += e.path().extension() == ".pch";
+    return n;
+  };
+  for (const char* code : {"b = std::sqrt(a) + std::max(a, 1.0);", "b = a * undefined_scale;",
+                           "auto t = std::chrono::steady_clock::now();\nb = a;", "a = 1.0;\nb = a;"}) {
+    SCOPED_TRACE(code);
+    auto plain = errors_with(code, "");
+    EXPECT_EQ(errors_with(code, dir), plain);  // made here the first time
+    EXPECT_EQ(pch_files(), 1);
+    EXPECT_EQ(errors_with(code, dir), plain);  // loaded
+  }
+  // A damaged header is dropped and the parse repeated without it.
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".pch") std::ofstream(e.path(), std::ios::trunc) << "not a precompiled header";
+  EXPECT_EQ(errors_with("b = a * undefined_scale;", dir), errors_with("b = a * undefined_scale;", ""));
+  EXPECT_EQ(errors_with("b = std::sqrt(a);", dir), std::vector<std::string>{});
+  EXPECT_EQ(pch_files(), 1);  // made again
+  std::filesystem::remove_all(dir);
 }
