@@ -660,7 +660,9 @@ std::string precompiled_prefix(const std::string& prefix, const std::string& dir
   if (llvm::sys::fs::exists(pch)) return pch;
   if (llvm::sys::fs::create_directories(dir)) return "";
   std::string tmp = fmt::format("{}.tmp.{}", pch, ::getpid());
-  {
+  // A header already there is kept (its name is its content): a PCH another process is making
+  // refers to its time stamp.
+  if (auto existing = llvm::MemoryBuffer::getFile(header); !existing || (*existing)->getBuffer() != prefix) {
     std::string header_tmp = fmt::format("{}.tmp.{}", header, ::getpid());
     std::error_code ec;
     llvm::raw_fd_ostream out(header_tmp, ec);
