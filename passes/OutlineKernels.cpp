@@ -25,6 +25,11 @@ constexpr int kRowsPerThread = 4;
 /// grid sizes, 4 / 8 / 16 fully unrolled planes (bench/experiments/lap3d_variants.cu,
 /// docs/benchmarks.md): 16 is the fastest or as fast at each, 8 the slowest.
 constexpr int kPlanesPerThread = 16;
+/// 3D kernels with more code nodes than this march kRowsPerThread planes instead: the unrolled
+/// loop copies the body per plane, and big fused bodies (GT4Py's fused stencils can have hundreds
+/// of tasklets) would cost nvcc's time and registers 16 times over. A bound on code size, not a
+/// measured optimum (the corpus's 3D kernels have at most 12 tasklets).
+constexpr int kMaxPlaneUnrolledNodes = 32;
 
 /// Warps start at a multiple of this many points along x (`KernelPlan::lead`).
 constexpr int kWarpAlignment = 32;
@@ -147,7 +152,9 @@ class Outliner {
     // Neighbouring rows (planes) a stencil reads then come from the thread's own loads (5-point
     // stencil on the H200: 0.79 -> 0.9 of the copy bandwidth). Maps of more than three dimensions
     // flatten their first ones into z, so they march along y.
-    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? (dims == 3 ? kPlanesPerThread : kRowsPerThread) : 1;
+    auto code_nodes = std::count_if(nodes.begin(), nodes.end(), [&](int v) { return is_code_node(st.node(v)); });
+    int planes = code_nodes <= kMaxPlaneUnrolledNodes ? kPlanesPerThread : kRowsPerThread;
+    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? (dims == 3 ? planes : kRowsPerThread) : 1;
     k.march = dims == 3 ? 2 : 1;
     // A map over an interior (x from 1, as stencils' maps start) launches that many idle threads
     // first, so that each warp reads and writes whole aligned segments where the map's index 0 is

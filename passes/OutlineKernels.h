@@ -15,9 +15,9 @@
 ///  - otherwise the block shape (`gpu_block_size` when the file gives one, else 256 threads shaped
 ///    by dimensionality: 256, 64 x 4, 32 x 8 x 1, 32 x 4 x 2 beyond 3) and rows per thread: maps
 ///    of 2 or more dimensions compute consecutive points along their slowest axis per thread (4
-///    along y in 2D and beyond 3 dimensions, 16 planes along z in 3D) unless the body may leave
-///    the thread early or synchronize the block (a nested SDFG, a thread-block map, a C++ tasklet
-///    with return, goto or __syncthreads);
+///    along y in 2D and beyond 3 dimensions, 16 planes along z in 3D, 4 when the kernel has more
+///    than 32 code nodes) unless the body may leave the thread early or synchronize the block (a
+///    nested SDFG, a thread-block map, a C++ tasklet with return, goto or __syncthreads);
 ///  - the lead along x: a map whose x range starts at a constant b > 0 launches b mod 32 idle
 ///    threads first, so that warps start where the map's index is a multiple of 32.
 ///

@@ -1,0 +1,76 @@
+// outline-kernels' launch geometry (passes/OutlineKernels.h): the lead along x for maps over an
+// interior, and the planes a 3D kernel's thread marches (16, or 4 for big bodies).
+#include <fmt/format.h>
+
+#include "TestUtil.h"
+#include "compiler/Compile.h"
+#include "ir/Builder.h"
+#include "passes/Pipeline.h"
+
+using namespace sdfc;
+using namespace sdfc::test;
+
+namespace {
+
+/// A 3D GPU map over [k, i, j] from `start` in every dimension whose body is a chain of `tasklets`
+/// tasklets (each adds 1 to the previous one's value).
+std::unique_ptr<SDFG> chain3d(int tasklets, const std::string& start) {
+  SDFGBuilder b("chain3d");
+  b.symbol("N");
+  b.array("A", DType::Float64, {"N", "N", "N"}, false, StorageType::GPU_Global);
+  b.array("B", DType::Float64, {"N", "N", "N"}, false, StorageType::GPU_Global);
+  for (int t = 0; t + 1 < tasklets; ++t) b.scalar(fmt::format("s{}", t), DType::Float64, true);
+  auto s = b.state("s");
+  std::string r = start + ":N";
+  auto [entry, exit] = s.map("m", {"k", "i", "j"}, {r, r, r}, ScheduleType::GPU_Device);
+  int a = s.access("A"), out = s.access("B");
+  int prev = -1;
+  for (int t = 0; t < tasklets; ++t) {
+    int node = s.tasklet(fmt::format("t{}", t), {"x"}, {"y"}, "y = x + 1", Language::Python, entry);
+    if (t == 0)
+      s.edge(entry, "OUT_A", node, "x", "A", "k, i, j");
+    else
+      s.edge(prev, "", node, "x", fmt::format("s{}", t - 1), "0");
+    if (t + 1 == tasklets) {
+      s.edge(node, "y", exit, "IN_B", "B", "k, i, j");
+    } else {
+      prev = s.access(fmt::format("s{}", t), entry);
+      s.edge(node, "y", prev, "", fmt::format("s{}", t), "0");
+    }
+  }
+  s.edge(a, "", entry, "IN_A", "A", fmt::format("{0}:N, {0}:N, {0}:N", start));
+  s.edge(exit, "OUT_B", out, "", "B", fmt::format("{0}:N, {0}:N, {0}:N", start));
+  return b.build();
+}
+
+const KernelPlan& plan_of(SDFG& sdfg) {
+  CompileOptions o;
+  o.target = Target::CUDA;
+  run_pipeline(sdfg, o);
+  for (auto& n : sdfg.root.blocks[0]->nodes)
+    if (n->kind == NodeKind::MapEntry && n->kernel) return *n->kernel;
+  throw std::runtime_error("no kernel");
+}
+
+}  // namespace
+
+TEST(OutlineKernels, ThreeDimensionalKernelsMarchSixteenPlanesUnlessTheirBodyIsBig) {
+  auto small = chain3d(3, "0");
+  const KernelPlan& p = plan_of(*small);
+  EXPECT_EQ(p.rows, 16);
+  EXPECT_EQ(p.march, 2);
+  EXPECT_EQ(p.block[0] * p.block[1] * p.block[2], 256);
+  auto big = chain3d(40, "0");
+  EXPECT_EQ(plan_of(*big).rows, 4);
+}
+
+TEST(OutlineKernels, MapsOverAnInteriorLeadWithIdleThreads) {
+  auto from0 = chain3d(1, "0");
+  EXPECT_EQ(plan_of(*from0).lead, 0);
+  auto from1 = chain3d(1, "1");
+  EXPECT_EQ(plan_of(*from1).lead, 1);
+  auto from33 = chain3d(1, "33");
+  EXPECT_EQ(plan_of(*from33).lead, 1);  // warps start at 32, 64, ...
+  auto from32 = chain3d(1, "32");
+  EXPECT_EQ(plan_of(*from32).lead, 0);
+}
