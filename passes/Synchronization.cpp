@@ -8,31 +8,58 @@
 #include "analysis/GpuOps.h"
 #include "ir/Diagnostic.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 
 namespace sdfc {
 namespace {
 
-/// Host containers that queued GPU work may still touch, with the streams of that work.
+/// Containers that queued GPU work may still touch, with the streams of that work: host
+/// containers (what host code, interstate edges and loop tests read), and device containers,
+/// which only host code that touches device memory itself needs (a CPP tasklet calling
+/// cudaMemcpy on a GPU array: it runs on the host, outside every stream).
 struct Pending {
-  std::map<std::string, std::set<int>> written;  ///< GPU work may still write these host containers
-  std::map<std::string, std::set<int>> read;     ///< GPU work may still read these host containers
-  bool operator==(const Pending& o) const { return written == o.written && read == o.read; }
-  void merge(const Pending& o) {
-    for (auto& [k, v] : o.written) written[k].insert(v.begin(), v.end());
-    for (auto& [k, v] : o.read) read[k].insert(v.begin(), v.end());
+  std::map<std::string, std::set<int>> written;         ///< GPU work may still write these host containers
+  std::map<std::string, std::set<int>> read;            ///< GPU work may still read these host containers
+  std::map<std::string, std::set<int>> device_written;  ///< ... these device containers
+  std::map<std::string, std::set<int>> device_read;
+  bool operator==(const Pending& o) const {
+    return written == o.written && read == o.read && device_written == o.device_written && device_read == o.device_read;
   }
+  void merge(const Pending& o) {
+    for (auto [m, from] : maps(o))
+      for (auto& [k, v] : *from) (*m)[k].insert(v.begin(), v.end());
+  }
+  /// No host container has pending GPU work.
   bool empty() const { return written.empty() && read.empty(); }
-  /// Every stream some pending work runs on, in order: what the host waits for.
+  /// Every stream some pending work on host containers runs on, in order: what the host waits
+  /// for before it touches them.
   std::vector<int> streams() const {
     std::set<int> all;
     for (auto* m : {&written, &read})
       for (auto& [k, v] : *m) all.insert(v.begin(), v.end());
     return {all.begin(), all.end()};
   }
+  /// The host waited for `streams`: their work so far is done.
+  void done(const std::vector<int>& streams) {
+    for (auto [m, unused] : maps(*this)) {
+      for (auto it = m->begin(); it != m->end();) {
+        for (int s : streams) it->second.erase(s);
+        it = it->second.empty() ? m->erase(it) : std::next(it);
+      }
+    }
+  }
   /// After a join into stream 0: all pending work is behind stream 0.
   void joined() {
-    for (auto* m : {&written, &read})
+    for (auto [m, unused] : maps(*this))
       for (auto& [k, v] : *m) v = {0};
+  }
+
+ private:
+  using Map = std::map<std::string, std::set<int>>;
+  /// This object's four maps, each with the same map of `o`.
+  std::vector<std::pair<Map*, const Map*>> maps(const Pending& o) {
+    return {
+        {&written, &o.written}, {&read, &o.read}, {&device_written, &o.device_written}, {&device_read, &o.device_read}};
   }
 };
 
@@ -193,6 +220,25 @@ std::vector<int> flow_order(const Block& r) {
   return order;
 }
 
+/// Whether host code of `sdfg` (a tasklet or a nested SDFG outside kernels, with no stream of its
+/// own) names a container in GPU memory.
+bool host_code_touches_device(const SDFG& sdfg) {
+  bool found = false;
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
+    if (b.kind != BlockKind::State) return;
+    for (auto& e : b.edges) {
+      const Node* ends[] = {&b.node(e.src), &b.node(e.dst)};
+      for (const Node* x : ends) {
+        if (x->scope_entry >= 0 || x->stream >= 0 || !is_code_node(*x)) continue;
+        const DataDesc* d = sdfg.find_data(e.memlet.data);
+        if (d && is_gpu_storage(d->storage)) found = true;
+        if (x->kind == NodeKind::NestedSDFG && x->sdfg && host_code_touches_device(*x->sdfg)) found = true;
+      }
+    }
+  });
+  return found;
+}
+
 class Synchronizer {
  public:
   Synchronizer(SDFG& sdfg, int streams, bool chains, int& next_event)
@@ -222,7 +268,7 @@ class Synchronizer {
           Pending along = out[static_cast<std::size_t>(e->src)];
           if (!along.empty() && reads_pending(edge_reads(*e), along)) {
             e->host_waits = along.streams();
-            along = {};
+            along.done(e->host_waits);
           }
           bin.merge(along);
         }
@@ -302,7 +348,7 @@ class Synchronizer {
           }
         if (reads_pending(reads, in)) {
           b.host_waits = in.streams();
-          in = {};
+          in.done(b.host_waits);
         }
         Pending out;
         bool has_else = false;
@@ -329,7 +375,7 @@ class Synchronizer {
             std::set<int> all(b.host_waits.begin(), b.host_waits.end());
             all.insert(w.begin(), w.end());
             b.host_waits.assign(all.begin(), all.end());
-            at_test = {};
+            at_test.done(w);
           }
           Pending body_out = region(b, at_test);
           Pending next = in;
@@ -337,7 +383,7 @@ class Synchronizer {
           if (next == head) break;
           head = next;
         }
-        if (!b.host_waits.empty()) return {};
+        head.done(b.host_waits);  // the last test (the exit) waited for these
         return head;
       }
       default:
@@ -392,9 +438,41 @@ class Synchronizer {
     return out;
   }
 
-  void wait(Node& n, Pending& p) {
-    n.host_waits = p.streams();
-    p = {};
+  void wait(Node& n, Pending& p) { wait_for(n, p, p.streams()); }
+
+  /// Node `n` (host code) waits for `streams` before it runs.
+  static void wait_for(Node& n, Pending& p, const std::vector<int>& streams) {
+    if (streams.empty()) return;
+    std::set<int> all(n.host_waits.begin(), n.host_waits.end());
+    all.insert(streams.begin(), streams.end());
+    n.host_waits.assign(all.begin(), all.end());
+    p.done(streams);
+  }
+
+  /// Host code that reads `reads` and writes `writes` itself (a CPP tasklet calling the GPU
+  /// runtime on device memory): the streams whose pending work on those device containers it must
+  /// wait for (it runs outside every stream).
+  std::vector<int> device_conflicts(const Pending& p, const std::set<std::string>& reads,
+                                    const std::set<std::string>& writes) const {
+    std::set<int> out;
+    auto add = [&](const std::map<std::string, std::set<int>>& m, const std::string& name) {
+      if (auto it = m.find(name); it != m.end()) out.insert(it->second.begin(), it->second.end());
+    };
+    for (auto& r : reads)
+      if (!host_data(r)) add(p.device_written, r);
+    for (auto& w : writes)
+      if (!host_data(w)) {
+        add(p.device_written, w);
+        add(p.device_read, w);
+      }
+    return {out.begin(), out.end()};
+  }
+
+  /// GPU work on `stream` reads `reads` and writes `writes`: pending on those containers.
+  void pending_gpu(Pending& p, int stream, const std::set<std::string>& reads,
+                   const std::set<std::string>& writes) const {
+    for (auto& r : reads) (host_data(r) ? p.read : p.device_read)[r].insert(stream);
+    for (auto& w : writes) (host_data(w) ? p.written : p.device_written)[w].insert(stream);
   }
 
   void node(Block& st, int id, Pending& p) {
@@ -409,8 +487,7 @@ class Synchronizer {
             gpu_work = true;
             DataEdge& copy = const_cast<DataEdge&>(*e);
             order_gpu(e->stream, copy_touches(sdfg_, st, *e), copy.wait_events, copy.record_event);
-            if (host_data(src)) p.read[src].insert(e->stream);
-            if (host_data(dst)) p.written[dst].insert(e->stream);
+            pending_gpu(p, e->stream, {src}, {dst});
           } else {  // a host copy
             if (p.written.count(src) || p.written.count(dst) || p.read.count(dst)) wait(n, p);
           }
@@ -443,24 +520,27 @@ class Synchronizer {
           for (Touch& t : node_touches(st, id))
             if (!by_value.count(t.data)) touches.push_back(std::move(t));
           order_gpu(n.stream, touches, n.wait_events, n.record_event);
-          for (auto& r : reads)
-            if (host_data(r) && !by_value.count(r)) p.read[r].insert(n.stream);
-          for (auto& w : writes)
-            if (host_data(w)) p.written[w].insert(n.stream);
+          for (auto& v : by_value) reads.erase(v);  // read by the host at the launch
+          pending_gpu(p, n.stream, reads, writes);
           break;
         }
         {  // a host map or tasklet
           std::set<std::string> reads, writes;
           host_access(st, id, reads, writes);
           if (intersects(reads, p.written) || intersects(writes, p.written) || intersects(writes, p.read)) wait(n, p);
+          wait_for(n, p, device_conflicts(p, reads, writes));
           break;
         }
       case NodeKind::NestedSDFG: {
+        std::set<std::string> reads, writes;
+        host_access(st, id, reads, writes);
         if (!p.empty()) wait(n, p);
+        // Host code in it may touch device memory itself, and its own planning starts from nothing
+        // pending: then it waits here for the work on the device containers it names.
+        if (host_code_touches_device(*n.sdfg)) wait_for(n, p, device_conflicts(p, reads, writes));
         if (n.stream >= 0) {  // it queues GPU work on stream 0: ordered against this state's streams
-          std::set<std::string> reads, writes;
-          host_access(st, id, reads, writes);
           order_gpu(n.stream, whole(reads, writes), n.wait_events, n.record_event);
+          pending_gpu(p, 0, reads, writes);
         }
         Synchronizer inner(*n.sdfg, streams_, chains_, next_event_);
         Pending left = inner.region(n.sdfg->root, {});

@@ -1,7 +1,7 @@
 // A GPU program whose host CPP tasklet queues its own GPU work on `__dace_current_stream`, as
 // DaCe's copy expansion (MemcpyCUDA1D) and users' cuBLAS tasklets do: a kernel doubles gA into gB,
 // the tasklet "fetch" copies gB into the host transient H with cudaMemcpyAsync on its stream, and a
-// host map computes C = H + 1. Shared by the pass tests, the FileCheck input and the GPU test.
+// host map computes C = H + 1. Shared by the pass tests, the FileCheck inputs and the GPU test.
 #pragma once
 
 #include <map>
@@ -12,7 +12,14 @@
 
 namespace sdfc::test {
 
-inline std::unique_ptr<SDFG> stream_tasklet_program() {
+/// The copy as the tasklet "fetch" makes it: on its stream, or (`legacy`) with a synchronous
+/// cudaMemcpy, which runs outside every stream: the host must wait for the kernel first.
+inline std::string fetch_code(bool legacy) {
+  return legacy ? "cudaMemcpy(dst, src, N * sizeof(double), cudaMemcpyDeviceToHost);"
+                : "cudaMemcpyAsync(dst, src, N * sizeof(double), cudaMemcpyDeviceToHost, __dace_current_stream);";
+}
+
+inline std::unique_ptr<SDFG> stream_tasklet_program(bool legacy = false) {
   SDFGBuilder b("stream_tasklet");
   b.symbol("N", DType::Int32)
       .array("gA", DType::Float64, {"N"}, false, StorageType::GPU_Global)
@@ -24,9 +31,7 @@ inline std::unique_ptr<SDFG> stream_tasklet_program() {
   s.mapped_tasklet("twice", {{"i", "0:N"}}, {{"a", "gA[i]"}}, "b = 2 * a", {{"b", "gB[i]"}}, ScheduleType::GPU_Device,
                    &first);
   int h = s.access("H");
-  int fetch = s.tasklet("fetch", {"src"}, {"dst"},
-                        "cudaMemcpyAsync(dst, src, N * sizeof(double), cudaMemcpyDeviceToHost, __dace_current_stream);",
-                        Language::CPP);
+  int fetch = s.tasklet("fetch", {"src"}, {"dst"}, fetch_code(legacy), Language::CPP);
   s.edge(first.at("gB"), "", fetch, "src", "gB", "0:N");
   s.edge(fetch, "dst", h, "", "H", "0:N");
   std::map<std::string, int> second{{"H", h}};

@@ -339,7 +339,8 @@ TEST(GpuStream, ChainedStatesGiveTheirResultsInEveryStreamMode) {
 
 // A host tasklet that queues a copy on __dace_current_stream (tests/StreamTasklet.h): the copy
 // waits for the kernel, and the host map after it reads the copied values, also when the caller's
-// stream is still busy when the call starts (a missing wait then reads stale host memory).
+// stream is still busy when the call starts (a missing wait then reads stale host memory). The
+// same with a synchronous cudaMemcpy, before which the host waits for the kernel.
 TEST(GpuStream, StreamTaskletsAreOrderedInEveryStreamMode) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const int n = 1 << 20;
@@ -349,37 +350,41 @@ TEST(GpuStream, StreamTaskletsAreOrderedInEveryStreamMode) {
   std::vector<double> c(static_cast<std::size_t>(n));
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  std::string program = sdfc::write_sdfg(*sdfc::test::stream_tasklet_program());
   int runs = 0;
-  for (int streams : {0, 1, 2, 4}) {
-    sdfc::Options o;
-    o.target = "cuda";
-    o.gpu_streams = streams;
-    sdfc::Program p = sdfc::Program::compile_string(program, o);
-    p.set_array("gA", ga, static_cast<std::size_t>(n));
-    p.set_array("gB", gb, static_cast<std::size_t>(n));
-    p.set_array("C", c.data(), c.size());
-    p.set_value("N", n);
-    for (bool external : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << "--gpu-streams " << streams << " caller's stream " << external);
-      p.set_external_stream(external ? s : nullptr);
-      for (int round = 0; round < 3; ++round) {
-        double base = 100.0 * (round + 1) + 1000.0 * streams + (external ? 10000.0 : 0.0);
-        fill<<<(n + 255) / 256, 256, 0, s>>>(ga, base, n);
-        ASSERT_EQ(cudaMemsetAsync(gb, 0, n * sizeof(double), s), cudaSuccess);
-        std::fill(c.begin(), c.end(), -1.0);
-        if (external)
-          spin<<<1, 1, 0, s>>>(2000);  // the call's work waits behind this
-        else
-          ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        p.call();  // C is host memory: the call returns after the host map wrote it
-        for (int i = 0; i < n; ++i)
-          ASSERT_EQ(c[static_cast<std::size_t>(i)], 2.0 * (base + i) + 1.0) << "C[" << i << "] round " << round;
+  // The copy on the tasklet's stream, and (legacy) a synchronous cudaMemcpy outside every stream,
+  // before which the host must wait for the kernel.
+  for (bool legacy : {false, true})
+    for (int streams : {0, 1, 2, 4}) {
+      std::string program = sdfc::write_sdfg(*sdfc::test::stream_tasklet_program(legacy));
+      sdfc::Options o;
+      o.target = "cuda";
+      o.gpu_streams = streams;
+      sdfc::Program p = sdfc::Program::compile_string(program, o);
+      p.set_array("gA", ga, static_cast<std::size_t>(n));
+      p.set_array("gB", gb, static_cast<std::size_t>(n));
+      p.set_array("C", c.data(), c.size());
+      p.set_value("N", n);
+      for (bool external : {true, false}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "legacy copy " << legacy << " --gpu-streams " << streams << " caller's stream " << external);
+        p.set_external_stream(external ? s : nullptr);
+        for (int round = 0; round < 3; ++round) {
+          double base = 100.0 * (round + 1) + 1000.0 * streams + (external ? 10000.0 : 0.0);
+          fill<<<(n + 255) / 256, 256, 0, s>>>(ga, base, n);
+          ASSERT_EQ(cudaMemsetAsync(gb, 0, n * sizeof(double), s), cudaSuccess);
+          std::fill(c.begin(), c.end(), -1.0);
+          if (external)
+            spin<<<1, 1, 0, s>>>(2000);  // the call's work waits behind this
+          else
+            ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+          p.call();  // C is host memory: the call returns after the host map wrote it
+          for (int i = 0; i < n; ++i)
+            ASSERT_EQ(c[static_cast<std::size_t>(i)], 2.0 * (base + i) + 1.0) << "C[" << i << "] round " << round;
+        }
+        ++runs;
       }
-      ++runs;
+      p.set_external_stream(nullptr);
     }
-    p.set_external_stream(nullptr);
-  }
   cudaStreamDestroy(s);
   cudaFree(ga);
   cudaFree(gb);

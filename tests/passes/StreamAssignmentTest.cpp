@@ -10,6 +10,7 @@
 #include "analysis/GpuOps.h"
 #include "compiler/Compile.h"
 #include "ir/Builder.h"
+#include "ir/JsonWriter.h"
 #include "passes/Pipeline.h"
 #include "passes/VerifySync.h"
 
@@ -252,6 +253,32 @@ TEST(StreamTasklet, IsOrderedLikeAKernelAndItsHostReaderWaits) {
   }
 }
 
+// A host tasklet that touches device memory itself (a synchronous cudaMemcpy: outside every
+// stream) waits on the host for the kernel that wrote it, in every stream setting.
+TEST(StreamTasklet, HostCodeOnDeviceMemoryWaitsForItsWriters) {
+  for (int streams : {0, 1, 2, 4}) {
+    SCOPED_TRACE(fmt::format("--gpu-streams {}", streams));
+    auto sdfg = stream_tasklet_program(true);
+    CompileOptions o = cuda_streams(streams);
+    run_pipeline(*sdfg, o);
+    Node* fetch = nullptr;
+    Node* twice = nullptr;
+    for (auto& n : sdfg->root.blocks[0]->nodes) {
+      if (n->kind == NodeKind::Tasklet && n->label == "fetch") fetch = n.get();
+      if (n->kind == NodeKind::MapEntry && n->map.label == "twice") twice = n.get();
+    }
+    ASSERT_TRUE(fetch && twice);
+    EXPECT_LT(fetch->stream, 0);  // host code
+    EXPECT_EQ(fetch->host_waits, std::vector<int>{twice->stream});
+    SyncReport r = verify_sync(*sdfg, o);
+    EXPECT_TRUE(r.ok()) << fmt::format("{}", fmt::join(r.races, "\n"));
+    fetch->host_waits.clear();
+    SyncReport broken = verify_sync(*sdfg, o);
+    ASSERT_FALSE(broken.ok());
+    EXPECT_NE(broken.races[0].find("host tasklet fetch"), std::string::npos) << broken.races[0];
+  }
+}
+
 TEST(StreamTasklet, OnlyCppTaskletsThatNameTheStreamGetOne) {
   auto sdfg = stream_tasklet_program();
   Node* fetch = nullptr;
@@ -266,4 +293,43 @@ TEST(StreamTasklet, OnlyCppTaskletsThatNameTheStreamGetOne) {
   fetch->code.code = "x = __dace_current_stream";
   fetch->code.language = Language::Python;
   EXPECT_FALSE(is_stream_tasklet(*fetch));
+}
+
+// The same copy inside a host nested SDFG: the nested SDFG's own planning starts from nothing
+// pending, so the call waits for the kernel that wrote the device array it passes in.
+TEST(StreamTasklet, ANestedSdfgWhoseHostCodeTouchesDeviceMemoryWaits) {
+  SDFGBuilder inner("inner");
+  inner.symbol("N", DType::Int32)
+      .array("src", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+      .array("dst", DType::Float64, {"N"});
+  auto is = inner.state("copy");
+  int t =
+      is.tasklet("fetch", {"s"}, {"d"}, "cudaMemcpy(d, s, N * sizeof(double), cudaMemcpyDeviceToHost);", Language::CPP);
+  is.edge(is.access("src"), "", t, "s", "src", "0:N");
+  is.edge(t, "d", is.access("dst"), "", "dst", "0:N");
+  SDFGBuilder b("outer");
+  b.symbol("N", DType::Int32)
+      .array("gA", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+      .array("gB", DType::Float64, {"N"}, false, StorageType::GPU_Global)
+      .array("H", DType::Float64, {"N"});
+  auto s = b.state("s");
+  std::map<std::string, int> acc;
+  s.mapped_tasklet("twice", {{"i", "0:N"}}, {{"a", "gA[i]"}}, "b = 2 * a", {{"b", "gB[i]"}}, ScheduleType::GPU_Device,
+                   &acc);
+  int x = s.nested(inner.build(), {"src"}, {"dst"}, {{"N", "N"}});
+  s.edge(acc.at("gB"), "", x, "src", "gB", "0:N");
+  s.edge(x, "dst", s.access("H"), "", "H", "0:N");
+  auto sdfg = b.build();
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(fmt::format("--gpu-streams {}", streams));
+    auto copy = load_sdfg_text(write_sdfg(*sdfg), "outer");
+    CompileOptions o = cuda_streams(streams);
+    run_pipeline(*copy, o);
+    const Node* call = nullptr;
+    for (auto& n : copy->root.blocks[0]->nodes)
+      if (n->kind == NodeKind::NestedSDFG) call = n.get();
+    ASSERT_TRUE(call);
+    EXPECT_EQ(call->host_waits, std::vector<int>{0});
+    EXPECT_TRUE(verify_sync(*copy, o).ok());
+  }
 }
