@@ -220,6 +220,21 @@ TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
   }
 }
 
+namespace {
+
+/// The verifier proves `sdfg`; without `waiter`'s host waits it reports a race naming `names`.
+void expect_race_without_wait(SDFG& sdfg, const CompileOptions& o, Node& waiter,
+                              const std::vector<std::string>& names) {
+  SyncReport r = verify_sync(sdfg, o);
+  EXPECT_TRUE(r.ok()) << fmt::format("{}", fmt::join(r.races, "\n"));
+  waiter.host_waits.clear();
+  SyncReport broken = verify_sync(sdfg, o);
+  ASSERT_FALSE(broken.ok());
+  for (auto& name : names) EXPECT_NE(broken.races[0].find(name), std::string::npos) << broken.races[0];
+}
+
+}  // namespace
+
 // A host CPP tasklet that names __dace_current_stream queues its work on a stream of its own
 // (tests/StreamTasklet.h): its stream waits for the kernel it reads from, the host map that reads
 // what it wrote waits for that stream, and the verifier proves it in every stream setting.
@@ -242,14 +257,8 @@ TEST(StreamTasklet, IsOrderedLikeAKernelAndItsHostReaderWaits) {
     ASSERT_GE(fetch->stream, 0);
     if (fetch->stream != twice->stream) EXPECT_EQ(fetch->wait_events.size(), 1u);
     EXPECT_EQ(plus->host_waits, std::vector<int>{fetch->stream});
-    SyncReport r = verify_sync(*sdfg, o);
-    EXPECT_TRUE(r.ok()) << fmt::format("{}", fmt::join(r.races, "\n"));
     // Without the host's wait the verifier names the tasklet's copy and the host map.
-    plus->host_waits.clear();
-    SyncReport broken = verify_sync(*sdfg, o);
-    ASSERT_FALSE(broken.ok());
-    EXPECT_NE(broken.races[0].find("stream tasklet fetch"), std::string::npos) << broken.races[0];
-    EXPECT_NE(broken.races[0].find("host map plus"), std::string::npos) << broken.races[0];
+    expect_race_without_wait(*sdfg, o, *plus, {"stream tasklet fetch", "host map plus"});
   }
 }
 
@@ -270,12 +279,7 @@ TEST(StreamTasklet, HostCodeOnDeviceMemoryWaitsForItsWriters) {
     ASSERT_TRUE(fetch && twice);
     EXPECT_LT(fetch->stream, 0);  // host code
     EXPECT_EQ(fetch->host_waits, std::vector<int>{twice->stream});
-    SyncReport r = verify_sync(*sdfg, o);
-    EXPECT_TRUE(r.ok()) << fmt::format("{}", fmt::join(r.races, "\n"));
-    fetch->host_waits.clear();
-    SyncReport broken = verify_sync(*sdfg, o);
-    ASSERT_FALSE(broken.ok());
-    EXPECT_NE(broken.races[0].find("host tasklet fetch"), std::string::npos) << broken.races[0];
+    expect_race_without_wait(*sdfg, o, *fetch, {"host tasklet fetch"});
   }
 }
 
