@@ -1,6 +1,7 @@
 #include "passes/Synchronization.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,8 +27,10 @@ struct Pending {
     return written == o.written && read == o.read && device_written == o.device_written && device_read == o.device_read;
   }
   void merge(const Pending& o) {
-    for (auto [m, from] : maps(o))
-      for (auto& [k, v] : *from) (*m)[k].insert(v.begin(), v.end());
+    auto to = maps();
+    auto from = o.maps();
+    for (std::size_t i = 0; i < to.size(); ++i)
+      for (auto& [k, v] : *from[i]) (*to[i])[k].insert(v.begin(), v.end());
   }
   /// No host container has pending GPU work.
   bool empty() const { return written.empty() && read.empty(); }
@@ -41,26 +44,22 @@ struct Pending {
   }
   /// The host waited for `streams`: their work so far is done.
   void done(const std::vector<int>& streams) {
-    for (auto [m, unused] : maps(*this)) {
+    for (Map* m : maps())
       for (auto it = m->begin(); it != m->end();) {
         for (int s : streams) it->second.erase(s);
         it = it->second.empty() ? m->erase(it) : std::next(it);
       }
-    }
   }
   /// After a join into stream 0: all pending work is behind stream 0.
   void joined() {
-    for (auto [m, unused] : maps(*this))
+    for (Map* m : maps())
       for (auto& [k, v] : *m) v = {0};
   }
 
  private:
   using Map = std::map<std::string, std::set<int>>;
-  /// This object's four maps, each with the same map of `o`.
-  std::vector<std::pair<Map*, const Map*>> maps(const Pending& o) {
-    return {
-        {&written, &o.written}, {&read, &o.read}, {&device_written, &o.device_written}, {&device_read, &o.device_read}};
-  }
+  std::array<Map*, 4> maps() { return {&written, &read, &device_written, &device_read}; }
+  std::array<const Map*, 4> maps() const { return {&written, &read, &device_written, &device_read}; }
 };
 
 bool intersects(const std::set<std::string>& a, const std::map<std::string, std::set<int>>& b) {
@@ -225,16 +224,18 @@ std::vector<int> flow_order(const Block& r) {
 bool host_code_touches_device(const SDFG& sdfg) {
   bool found = false;
   walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
-    if (b.kind != BlockKind::State) return;
-    for (auto& e : b.edges) {
-      const Node* ends[] = {&b.node(e.src), &b.node(e.dst)};
-      for (const Node* x : ends) {
-        if (x->scope_entry >= 0 || x->stream >= 0 || !is_code_node(*x)) continue;
+    if (found || b.kind != BlockKind::State) return;
+    for (auto& n : b.nodes)
+      if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && n->stream < 0 && n->sdfg &&
+          host_code_touches_device(*n->sdfg))
+        found = true;
+    for (auto& e : b.edges)
+      for (int v : {e.src, e.dst}) {
+        const Node& x = b.node(v);
         const DataDesc* d = sdfg.find_data(e.memlet.data);
-        if (d && is_gpu_storage(d->storage)) found = true;
-        if (x->kind == NodeKind::NestedSDFG && x->sdfg && host_code_touches_device(*x->sdfg)) found = true;
+        if (x.kind == NodeKind::Tasklet && x.scope_entry < 0 && x.stream < 0 && d && is_gpu_storage(d->storage))
+          found = true;
       }
-    }
   });
   return found;
 }
@@ -440,6 +441,12 @@ class Synchronizer {
 
   void wait(Node& n, Pending& p) { wait_for(n, p, p.streams()); }
 
+  /// Whether host code reading `reads` and writing `writes` conflicts with GPU work pending on
+  /// host containers (Pending's host maps hold host containers only).
+  static bool host_conflict(const Pending& p, const std::set<std::string>& reads, const std::set<std::string>& writes) {
+    return intersects(reads, p.written) || intersects(writes, p.written) || intersects(writes, p.read);
+  }
+
   /// Node `n` (host code) waits for `streams` before it runs.
   static void wait_for(Node& n, Pending& p, const std::vector<int>& streams) {
     if (streams.empty()) return;
@@ -468,11 +475,14 @@ class Synchronizer {
     return {out.begin(), out.end()};
   }
 
-  /// GPU work on `stream` reads `reads` and writes `writes`: pending on those containers.
-  void pending_gpu(Pending& p, int stream, const std::set<std::string>& reads,
-                   const std::set<std::string>& writes) const {
-    for (auto& r : reads) (host_data(r) ? p.read : p.device_read)[r].insert(stream);
-    for (auto& w : writes) (host_data(w) ? p.written : p.device_written)[w].insert(stream);
+  /// GPU work on `stream` reads `reads` and writes `writes`: pending on those containers (on the
+  /// device containers only, with `device_only`).
+  void pending_gpu(Pending& p, int stream, const std::set<std::string>& reads, const std::set<std::string>& writes,
+                   bool device_only = false) const {
+    for (auto& r : reads)
+      if (!device_only || !host_data(r)) (host_data(r) ? p.read : p.device_read)[r].insert(stream);
+    for (auto& w : writes)
+      if (!device_only || !host_data(w)) (host_data(w) ? p.written : p.device_written)[w].insert(stream);
   }
 
   void node(Block& st, int id, Pending& p) {
@@ -506,16 +516,8 @@ class Synchronizer {
             if (e->dst_conn && is_dynamic_range_input(*e->dst_conn) && host_data(e->memlet.data))
               by_value.insert(e->memlet.data);
           if (intersects(by_value, p.written)) wait(n, p);
-          if (is_stream_tasklet(n)) {  // its host code may also touch host data before it queues work
-            std::set<std::string> host_reads, host_writes;
-            for (auto& r : reads)
-              if (host_data(r)) host_reads.insert(r);
-            for (auto& w : writes)
-              if (host_data(w)) host_writes.insert(w);
-            if (intersects(host_reads, p.written) || intersects(host_writes, p.written) ||
-                intersects(host_writes, p.read))
-              wait(n, p);
-          }
+          // A stream tasklet's host code may also touch host data before it queues its work.
+          if (is_stream_tasklet(n) && host_conflict(p, reads, writes)) wait(n, p);
           std::vector<Touch> touches;  // the kernel's outer memlets, without the scalars it takes by value
           for (Touch& t : node_touches(st, id))
             if (!by_value.count(t.data)) touches.push_back(std::move(t));
@@ -527,7 +529,7 @@ class Synchronizer {
         {  // a host map or tasklet
           std::set<std::string> reads, writes;
           host_access(st, id, reads, writes);
-          if (intersects(reads, p.written) || intersects(writes, p.written) || intersects(writes, p.read)) wait(n, p);
+          if (host_conflict(p, reads, writes)) wait(n, p);
           wait_for(n, p, device_conflicts(p, reads, writes));
           break;
         }
@@ -540,7 +542,8 @@ class Synchronizer {
         if (host_code_touches_device(*n.sdfg)) wait_for(n, p, device_conflicts(p, reads, writes));
         if (n.stream >= 0) {  // it queues GPU work on stream 0: ordered against this state's streams
           order_gpu(n.stream, whole(reads, writes), n.wait_events, n.record_event);
-          pending_gpu(p, 0, reads, writes);
+          // Its host containers are its own body's business (gpu_exit_sync below), as before.
+          pending_gpu(p, 0, reads, writes, true);
         }
         Synchronizer inner(*n.sdfg, streams_, chains_, next_event_);
         Pending left = inner.region(n.sdfg->root, {});
