@@ -118,10 +118,7 @@ std::string unit_prefix(Target target) {
 /// Builds the unit: the generated code's headers, global code, then one function per tasklet.
 class UnitBuilder {
  public:
-  explicit UnitBuilder(const CompileOptions& options)
-      : target_(options.target),
-        gpu_(options.target != Target::CPU),
-        api_(options.target == Target::HIP ? "hip" : "cuda") {}
+  explicit UnitBuilder(const CompileOptions& options) : target_(options.target), gpu_(options.target != Target::CPU) {}
 
   Unit build(const SDFG& root) {
     // Nothing that names the program (its name, labels, pointers, symbols no code uses) is in the
@@ -141,7 +138,6 @@ class UnitBuilder {
  private:
   Target target_;
   bool gpu_;
-  const char* api_;  ///< the GPU runtime's prefix (cuda, hip)
   Unit unit_;
   std::set<std::string> code_globals_;
   std::set<std::string> global_ids_;  ///< identifiers of global_code and code_global (macros may use symbols)
@@ -285,8 +281,9 @@ class UnitBuilder {
     std::set<std::string> used = identifiers_in(n.code.code);
     for (auto& [s, t] : symbols)
       if (used.count(s) || global_ids_.count(s)) f += fmt::format("  const {0} {1} = __sdfc_value<{0}>();\n", t, s);
-    if (gpu_ && !device && is_stream_tasklet(n))  // the stream its work goes on (codegen/Dataflow.cpp)
-      f += fmt::format("  const {0}Stream_t __dace_current_stream = __sdfc_value<{0}Stream_t>();\n", api_);
+    if (gpu_ && is_stream_tasklet(n))  // the stream its work goes on (codegen/Dataflow.cpp)
+      f += fmt::format("  const {0}Stream_t __dace_current_stream = __sdfc_value<{0}Stream_t>();\n",
+                       target_ == Target::HIP ? "hip" : "cuda");
     f += "  {\n";
     for (auto& c : seg.connectors) {
       // Inputs are writable here (generated code makes them const) so that a write to one stays in
