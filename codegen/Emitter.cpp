@@ -490,6 +490,19 @@ void Emitter::emit_assignments(Ctx& c, const InterstateEdge& e, const std::strin
   for (auto& [k, v] : e.assignments) w.line(fmt::format("{} = {};", ident(k), code_expr(c, v, region_ptr + "/edges")));
 }
 
+void Emitter::emit_fork(const Block& b, CodeWriter& w) {
+  if (b.fork_event < 0) return;  // synchronization pass: the block's streams start after stream 0's work
+  stream_record(0, b.fork_event, w, segments());
+  for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w, segments());
+}
+
+void Emitter::emit_join(const Block& b, CodeWriter& w) {
+  for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
+    stream_record(s, e, w, segments());
+    stream_waits(0, {e}, w, segments());
+  }
+}
+
 void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWriter& w) {
   switch (b.kind) {
     case BlockKind::State: {
@@ -502,17 +515,11 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
           w.line(unwind_line(name, *c.data(name)));
           frees.push_back(name);
         }
-      if (b.fork_event >= 0) {  // synchronization pass: the state's streams start after stream 0's work
-        stream_record(0, b.fork_event, w, segments());
-        for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w, segments());
-      }
+      emit_fork(b, w);
       begin_state(b, ptr);
       emit_scope(c, b, ptr, -1, w, c.parallel);
       end_state(b);
-      for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
-        stream_record(s, e, w, segments());
-        stream_waits(0, {e}, w, segments());
-      }
+      emit_join(b, w);
       for (auto& f : frees) w.line(free_line(f, *c.data(f)));
       w.close();
       break;
@@ -530,6 +537,7 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
       std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
       if (!update.empty()) update.pop_back();  // no ';' in a for header
       w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
+      emit_fork(b, w);  // streams that carry their work across iterations
       ++c.loop_depth;
       if (!b.inverted) {
         w.open(fmt::format("for ({} {}; {})", init.empty() ? ";" : init, cond, update));
@@ -546,6 +554,7 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
         w.close(fmt::format(" while ({});", test));
       }
       --c.loop_depth;
+      emit_join(b, w);
       break;
     }
     case BlockKind::Conditional: {

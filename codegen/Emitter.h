@@ -148,6 +148,10 @@ class Emitter {
   void emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWriter& w);
   void emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w);
   void emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWriter& w);
+  /// A state's or a carried loop's fork from stream 0 before it and join into stream 0 after it
+  /// (Block::fork_event, fork_streams, join_events).
+  void emit_fork(const Block& b, CodeWriter& w);
+  void emit_join(const Block& b, CodeWriter& w);
   /// `body` (the code of block `b`), inside a graph segment when the gpu-graph pass made `b` one.
   void emit_segment(const Block& b, const std::string& ptr, CodeWriter& w, const std::function<void()>& body);
 

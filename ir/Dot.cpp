@@ -170,24 +170,27 @@ class DotWriter {
     if (inner.first.empty() && inner.second.empty()) line(indent, fmt::format("{} -> {} [style=invis];", from, a.out));
   }
 
+  /// synchronization: a state's (or a carried loop's) fork from stream 0 and join into it, for
+  /// its cluster's title.
+  static std::string fork_join(const Block& b) {
+    auto streams = [](const std::vector<int>& ids, const char* one, const char* many) {
+      return ids.size() == 1 ? fmt::format("stream {} {}", ids[0], one)
+                             : fmt::format("streams {} {}", fmt::join(ids, ", "), many);
+    };
+    std::string out;
+    if (b.fork_event >= 0)
+      out += fmt::format("\\n{} from stream 0 (event {})", streams(b.fork_streams, "forks", "fork"), b.fork_event);
+    std::vector<int> joined;
+    for (auto& [s, e] : b.join_events) joined.push_back(s);
+    if (!joined.empty()) out += fmt::format("\\n{} into stream 0 at the end", streams(joined, "joins", "join"));
+    return out;
+  }
+
   Anchor block(const Block& b, int indent, bool is_start) {
     std::string start_style = is_start ? ", penwidth=2" : "";
     switch (b.kind) {
       case BlockKind::State: {
-        std::string title = "state " + dot_escape(b.label);
-        if (b.fork_event >= 0) {
-          std::vector<std::string> forked, joined;
-          for (int s : b.fork_streams) forked.push_back(std::to_string(s));
-          for (auto& [s, e] : b.join_events) joined.push_back(std::to_string(s));
-          title += fmt::format("\\n{}{} from stream 0 (event {})",
-                               forked.size() == 1 ? "stream " + forked[0] + " forks"
-                                                  : fmt::format("streams {} fork", fmt::join(forked, ", ")),
-                               "", b.fork_event);
-          if (!joined.empty())
-            title += fmt::format("; {} into stream 0 at the end",
-                                 joined.size() == 1 ? "stream " + joined[0] + " joins"
-                                                    : fmt::format("streams {} join", fmt::join(joined, ", ")));
-        }
+        std::string title = "state " + dot_escape(b.label) + fork_join(b);
         Anchor a = open_cluster(indent, title,
                                 "style=rounded; color=\"#555555\"" + std::string(is_start ? "; penwidth=2" : "") + ";");
         dataflow(b, a, indent + 1);
@@ -209,7 +212,7 @@ class DotWriter {
                        : fmt::format("for ({}; {}; {})", b.init_statement ? b.init_statement->code : "",
                                      b.loop_condition.code, b.update_statement ? b.update_statement->code : ""));
         Anchor a = open_cluster(
-            indent, dot_escape(head),
+            indent, dot_escape(head) + fork_join(b),
             std::string("style=\"rounded,bold\"; color=\"#3366aa\"") + (is_start ? "; penwidth=3" : "") + ";");
         std::string from = a.in;
         if (!b.host_waits.empty()) {

@@ -148,18 +148,25 @@ class Dumper {
                           join_names(b.graph_key)));
   }
 
+  /// synchronization: a state's (or a carried loop's) fork from stream 0 and join into it.
+  void forks(const Block& b, int ind) {
+    if (b.fork_event >= 0)
+      line(ind, fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
+  }
+  void joins(const Block& b, int ind) {
+    for (auto& [st, ev] : b.join_events)
+      line(ind, fmt::format("join: event {} on stream {}, waited by stream 0", ev, st));
+  }
+
   void block(const Block& b, int id, int ind) {
     switch (b.kind) {
       case BlockKind::State:
         line(ind, fmt::format("state {} \"{}\"", id, b.label));
         segment(b, ind + 1);
-        if (b.fork_event >= 0)
-          line(ind + 1,
-               fmt::format("fork: event {} on stream 0, waited by{}", b.fork_event, ints("streams", b.fork_streams)));
+        forks(b, ind + 1);
         for (std::size_t i = 0; i < b.nodes.size(); ++i) node(*b.nodes[i], static_cast<int>(i), ind + 1);
         for (auto& e : b.edges) edge(b, e, ind + 1);
-        for (auto& [st, ev] : b.join_events)
-          line(ind + 1, fmt::format("join: event {} on stream {}, waited by stream 0", ev, st));
+        joins(b, ind + 1);
         break;
       case BlockKind::Region:
         line(ind, fmt::format("region {} \"{}\"", id, b.label));
@@ -174,7 +181,9 @@ class Dumper {
                          b.update_statement ? b.update_statement->code : "");
         line(ind, s);
         segment(b, ind + 1);
+        forks(b, ind + 1);
         region_body(b, ind + 1);
+        joins(b, ind + 1);
         break;
       }
       case BlockKind::Conditional:

@@ -120,20 +120,21 @@ class EventPlanner {
 
   /// A state of the chain ends: its fork (the streams it used first), and the join when the chain
   /// ends with it (every stream of the chain whose work stream 0 does not know yet).
-  void end_state(Block& st, bool chain_ends) {
-    std::map<int, int> old_joins(st.join_events.begin(), st.join_events.end());
-    st.fork_streams.assign(state_forks_.begin(), state_forks_.end());
-    st.join_events.clear();
-    if (chain_ends)
-      for (int s : used_) {
-        auto S = static_cast<std::size_t>(s);
-        if (s != 0 && clock_[0][S] < clock_[S][S])
-          st.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
-      }
-    if (st.fork_streams.empty())
-      st.fork_event = -1;
-    else if (st.fork_event < 0)
-      st.fork_event = next_event_++;
+  void end_state(Block& st, bool chain_ends) { fork_and_join(st, state_forks_, chain_ends); }
+
+  /// A loop whose streams carry their work across iterations (see carried_body): every stream but 0
+  /// counts as forked before its first iteration, so that no state of the body forks (a fork per
+  /// iteration would order each iteration's work after stream 0's of the one before).
+  void begin_loop() {
+    for (int s = 1; s < static_cast<int>(clock_.size()); ++s) forked_.insert(s);
+  }
+  /// ... and after its iterations were planned: the fork before the loop (the streams the body
+  /// uses) and the join after it, on the loop block.
+  void end_loop(Block& loop) {
+    std::set<int> used;
+    for (int s : used_)
+      if (s != 0) used.insert(s);
+    fork_and_join(loop, used, true);
   }
 
  private:
@@ -150,10 +151,36 @@ class EventPlanner {
   std::set<int> forked_;                 ///< streams other than 0 the chain forked
   std::vector<int> fork_clock_;          ///< stream 0's clock at the current state's start
   std::set<int> state_forks_;            ///< streams forked at the current state's start
+
+  /// Records on `b` the fork of `forks` at its start and, with `join`, the join at its end of every
+  /// stream whose work stream 0 does not know yet. Events keep their ids across the fixpoint's rounds.
+  void fork_and_join(Block& b, const std::set<int>& forks, bool join) {
+    std::map<int, int> old_joins(b.join_events.begin(), b.join_events.end());
+    b.fork_streams.assign(forks.begin(), forks.end());
+    b.join_events.clear();
+    if (join)
+      for (int s : used_) {
+        auto S = static_cast<std::size_t>(s);
+        if (s != 0 && clock_[0][S] < clock_[S][S])
+          b.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+      }
+    if (b.fork_streams.empty())
+      b.fork_event = -1;
+    else if (b.fork_event < 0)
+      b.fork_event = next_event_++;
+  }
 };
 
 /// The longest chain of states: bounds the planner's search over pairs of the chain's operations.
 constexpr int kMaxChain = 16;
+
+/// Whether a transient is allocated and freed around state `st` (stream 0 work that the fork and
+/// join around the state order).
+bool places_transient(const SDFG& sdfg, const Block* st) {
+  for (auto& [name, d] : sdfg.arrays)
+    if (d.transient && d.place == DataDesc::Place::State && d.place_state == st) return true;
+  return false;
+}
 
 /// States that follow each other in a chain: links[c] = b when state c runs right after state b and
 /// only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not the
@@ -168,23 +195,53 @@ std::vector<int> chain_links(const SDFG& sdfg, const Block& r, const std::vector
     ++out_edges[static_cast<std::size_t>(e.src)];
     ++in_edges[static_cast<std::size_t>(e.dst)];
   }
-  auto places = [&](const Block* st) {
-    for (auto& [name, d] : sdfg.arrays)
-      if (d.transient && d.place == DataDesc::Place::State && d.place_state == st) return true;
-    return false;
-  };
   int start = std::max(0, start_of(r));
   for (int c : order)  // in flow order, so that a chain's length is known at its predecessor
     for (auto& e : r.cf_edges) {
       auto B = static_cast<std::size_t>(e.src), C = static_cast<std::size_t>(c);
       if (e.dst != c || c == start || in_edges[C] != 1 || out_edges[B] != 1 || !e.unconditional()) continue;
       const Block &b = *r.blocks[B], &cb = *r.blocks[C];
-      if (b.kind != BlockKind::State || cb.kind != BlockKind::State || places(&b) || places(&cb)) continue;
+      if (b.kind != BlockKind::State || cb.kind != BlockKind::State || places_transient(sdfg, &b) ||
+          places_transient(sdfg, &cb))
+        continue;
       if (length[B] >= kMaxChain) continue;
       links[C] = e.src;
       length[C] = length[B] + 1;
     }
   return links;
+}
+
+/// The states of a loop body whose streams carry their work from one iteration into the next, in
+/// order; empty when the body is not such a chain. The body must be a chain of states: it starts at
+/// its start state, each state's one edge (unconditional) leads to the next, which has no other
+/// predecessor, and the last has none; at most kMaxChain states, none placing a transient. (A
+/// break, continue, branch or inner loop in the body leaves the loop joined per iteration.)
+std::vector<int> carried_body(const SDFG& sdfg, const Block& loop) {
+  auto n = loop.blocks.size();
+  if (n == 0 || n > static_cast<std::size_t>(kMaxChain)) return {};
+  std::vector<const InterstateEdge*> out(n, nullptr);
+  std::vector<int> in_edges(n, 0);
+  for (auto& e : loop.cf_edges) {
+    auto S = static_cast<std::size_t>(e.src);
+    if (out[S] || !e.unconditional()) return {};
+    out[S] = &e;
+    ++in_edges[static_cast<std::size_t>(e.dst)];
+  }
+  std::vector<int> chain;
+  for (int b = std::max(0, start_of(loop)); b >= 0 && chain.size() < n;) {
+    const Block& st = *loop.blocks[static_cast<std::size_t>(b)];
+    if (st.kind != BlockKind::State || places_transient(sdfg, &st)) return {};
+    if (!chain.empty() && in_edges[static_cast<std::size_t>(b)] != 1) return {};
+    chain.push_back(b);
+    const InterstateEdge* e = out[static_cast<std::size_t>(b)];
+    b = e ? e->dst : -1;
+    if (!e) break;
+  }
+  // Every block once, the start without predecessors, the last without a successor.
+  if (chain.size() != n || in_edges[static_cast<std::size_t>(chain[0])] != 0 ||
+      out[static_cast<std::size_t>(chain.back())])
+    return {};
+  return chain;
 }
 
 /// The region's blocks in reverse postorder from its start (each before its successors, but for
@@ -265,14 +322,8 @@ class Synchronizer {
       bool changed = false;
       for (int b : order) {
         Pending bin = b == start ? in : Pending{};
-        for (InterstateEdge* e : preds[static_cast<std::size_t>(b)]) {
-          Pending along = out[static_cast<std::size_t>(e->src)];
-          if (!along.empty() && reads_pending(edge_reads(*e), along)) {
-            e->host_waits = along.streams();
-            along.done(e->host_waits);
-          }
-          bin.merge(along);
-        }
+        for (InterstateEdge* e : preds[static_cast<std::size_t>(b)])
+          bin.merge(cross(*e, out[static_cast<std::size_t>(e->src)]));
         Block& blk = *r.blocks[static_cast<std::size_t>(b)];
         Pending bout;
         if (blk.kind == BlockKind::State) {
@@ -322,6 +373,45 @@ class Synchronizer {
     }
     return r;
   }
+  /// What is pending after interstate edge `e`, `along` before it: the host waits before the edge
+  /// when its condition or assignments read what GPU work may still write.
+  Pending cross(InterstateEdge& e, Pending along) const {
+    if (!along.empty() && reads_pending(edge_reads(e), along)) {
+      e.host_waits = along.streams();
+      along.done(e.host_waits);
+    }
+    return along;
+  }
+
+  /// Plans the body of a loop whose streams carry their work across iterations (its states `chain`,
+  /// see carried_body), `in` pending at the loop test; returns what is pending after one iteration.
+  /// Two iterations are planned with one planner: the second orders each operation after the
+  /// first's it conflicts with, through the same events (a wait takes an event's latest record:
+  /// the previous iteration's for an operation later in the body, none yet in the first
+  /// iteration). An operation waits for the union of both iterations' events. The streams fork
+  /// from stream 0 before the loop and join into it after (the loop block's fork and join).
+  Pending carried(Block& loop, const std::vector<int>& chain, const Pending& in) {
+    EventPlanner planner(std::max(1, streams_), next_event_);
+    planner.begin_loop();
+    Pending first;
+    for (int iteration = 0; iteration < 2; ++iteration) {
+      accumulate_waits_ = iteration == 1;
+      Pending p = in;  // host waits: the loop's own fixpoint adds what the previous iteration left
+      for (std::size_t i = 0; i < chain.size(); ++i) {
+        Block& st = *loop.blocks[static_cast<std::size_t>(chain[i])];
+        if (i > 0)
+          for (auto& e : loop.cf_edges)
+            if (e.dst == chain[i]) p = cross(e, p);
+        p = state(st, p, planner, false);
+      }
+      if (iteration == 0) first = p;
+    }
+    accumulate_waits_ = false;
+    planner.end_loop(loop);
+    return first;
+  }
+  bool accumulate_waits_ = false;  ///< a carried loop's second iteration: waits add to the first's
+
   static bool reads_pending(const std::set<std::string>& reads, const Pending& p) {
     for (auto& r : reads)
       if (p.written.count(r)) return true;
@@ -367,6 +457,7 @@ class Synchronizer {
             auto x = code_reads((*st)->code);
             reads.insert(x.begin(), x.end());
           }
+        std::vector<int> chain = chains_ ? carried_body(sdfg_, b) : std::vector<int>{};
         // The body's work is pending when the condition is evaluated again: iterate.
         Pending head = in;
         for (int round = 0; round < 8; ++round) {
@@ -378,13 +469,14 @@ class Synchronizer {
             b.host_waits.assign(all.begin(), all.end());
             at_test.done(w);
           }
-          Pending body_out = region(b, at_test);
+          Pending body_out = chain.empty() ? region(b, at_test) : carried(b, chain, at_test);
           Pending next = in;
           next.merge(body_out);
           if (next == head) break;
           head = next;
         }
-        head.done(b.host_waits);  // the last test (the exit) waited for these
+        head.done(b.host_waits);            // the last test (the exit) waited for these
+        if (!chain.empty()) head.joined();  // the join after a carried loop
         return head;
       }
       default:
@@ -430,7 +522,14 @@ class Synchronizer {
   void order_gpu(int stream, const std::vector<Touch>& touches, std::vector<int>& waits, int& record) {
     // A state is planned again on every round of the region's fixpoint, with the same result:
     // events keep the ids they got on the first round.
-    waits = streams_ > 0 ? planner_->order(stream, touches, &record) : std::vector<int>{};
+    std::vector<int> now = streams_ > 0 ? planner_->order(stream, touches, &record) : std::vector<int>{};
+    if (accumulate_waits_) {
+      std::set<int> all(waits.begin(), waits.end());
+      all.insert(now.begin(), now.end());
+      waits.assign(all.begin(), all.end());
+    } else {
+      waits = std::move(now);
+    }
   }
   static std::vector<Touch> whole(const std::set<std::string>& reads, const std::set<std::string>& writes) {
     std::vector<Touch> out;

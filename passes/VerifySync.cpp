@@ -18,8 +18,8 @@ constexpr std::size_t kMaxPaths = 256;
 
 /// One step of a control-flow path.
 struct Step {
-  enum Kind { State, Edge, LoopTest, CondTest } kind;
-  const Block* block = nullptr;          ///< State, LoopTest, CondTest
+  enum Kind { State, Edge, LoopEnter, LoopTest, LoopExit, CondTest } kind;
+  const Block* block = nullptr;          ///< all but Edge
   const InterstateEdge* edge = nullptr;  ///< Edge
 };
 using Path = std::vector<Step>;
@@ -37,19 +37,22 @@ class Paths {
         return region(b);
       case BlockKind::Loop: {
         std::vector<Path> body = region(b), out;
-        Step test{Step::LoopTest, &b, nullptr};
-        // 0, 1 and 2 iterations (do-while: 1 and 2); two iterations expose loop-carried conflicts.
-        if (!b.inverted) out.push_back({test});
+        Step enter{Step::LoopEnter, &b, nullptr}, test{Step::LoopTest, &b, nullptr}, exit{Step::LoopExit, &b, nullptr};
+        // 0, 1 and 2 iterations (do-while: 1 and 2); two iterations expose loop-carried conflicts
+        // (a conflict with an iteration further back is ordered through the one in between).
+        if (!b.inverted) out.push_back({enter, test, exit});
         for (auto& p : body) {
-          Path once = b.inverted ? Path{} : Path{test};
+          Path once = b.inverted ? Path{enter} : Path{enter, test};
           once.insert(once.end(), p.begin(), p.end());
           once.push_back(test);
           out.push_back(once);
+          out.back().push_back(exit);
           for (auto& q : body) {
             if (out.size() >= kMaxPaths) return cap(out);
             Path twice = once;
             twice.insert(twice.end(), q.begin(), q.end());
             twice.push_back(test);
+            twice.push_back(exit);
             out.push_back(twice);
           }
         }
@@ -167,6 +170,12 @@ class Replay {
           for (auto& [k, v] : s.edge->assignments)
             host_reads(v, fmt::format("the interstate assignment {} = {}", k, v));
           break;
+        case Step::LoopEnter:
+          fork(*s.block);
+          break;
+        case Step::LoopExit:
+          join(*s.block);
+          break;
         case Step::LoopTest:
           host_wait(s.block->host_waits);
           host_reads(s.block->loop_condition.code, fmt::format("the condition of loop \"{}\"", s.block->label));
@@ -283,6 +292,19 @@ class Replay {
     return d && !is_gpu_storage(d->storage);
   }
 
+  /// A state's or a carried loop's fork from stream 0 before it, and join into stream 0 after it.
+  void fork(const Block& b) {
+    if (b.fork_event < 0) return;
+    record(0, b.fork_event);
+    for (int s : b.fork_streams) wait_events(s, {b.fork_event});
+  }
+  void join(const Block& b) {
+    for (auto& [s, e] : b.join_events) {
+      record(s, e);
+      wait_events(0, {e});
+    }
+  }
+
   void state(const Block& st) {
     std::string where = fmt::format("in state \"{}\"", st.label);
     // Pooled transients placed around this state: allocated on stream 0 before its fork, freed on
@@ -294,10 +316,7 @@ class Replay {
         state_pools.push_back(name);
         pool_op(name, "allocation");
       }
-    if (st.fork_event >= 0) {
-      record(0, st.fork_event);
-      for (int s : st.fork_streams) wait_events(s, {st.fork_event});
-    }
+    fork(st);
     std::vector<GpuOp> ops = gpu_ops(sdfg_, st);
     std::map<int, const GpuOp*> op_of_node;
     std::map<int, const GpuOp*> op_of_edge;
@@ -373,10 +392,7 @@ class Replay {
         for (auto& w : writes) access(host_, w, true, what);
       }
     }
-    for (auto& [s, e] : st.join_events) {
-      record(s, e);
-      wait_events(0, {e});
-    }
+    join(st);
     for (auto& name : state_pools) {
       pool_op(name, "free");
     }

@@ -9,7 +9,10 @@
 // synchronization tests, the GPU tests and the GPU benchmark.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <string>
+#include <vector>
 
 #include "ir/Builder.h"
 #include "ir/JsonWriter.h"
@@ -49,6 +52,70 @@ inline std::string two_stages(const int (&reps)[2][4], int shift = 0, bool joine
 /// z_k[i] for x_j[i] = x: each kernel adds its loop count.
 inline double two_stages_expected(const int (&reps)[2][4], int shift, int k, double x) {
   return x + reps[0][(k + shift) % 4] + reps[1][k];
+}
+
+/// A time loop over two dependent states of four kernels each, on device arrays x_k and y_k: for
+/// t in [0, T), state "step" computes y_k from x_{(k + shift) % 4} and state "back" x_k from y_k,
+/// each kernel adding its loop count (as in two_stages). Kernel k of state s loops
+/// reps[s][(k + t) % 4] times with `rotate`, reps[s][k] times otherwise, so that with rotate the
+/// long kernels move to another stream every iteration. With --gpu-streams 4 the streams carry their
+/// work from one iteration into the next; `joined` adds an empty third state after a conditional
+/// edge (N > 0, always true) to the body, which makes every iteration end with a join into stream 0
+/// (the schedule of every loop before loops carried their streams).
+inline std::string loop_stages(const int (&reps)[2][4], int shift = 0, bool joined = false, bool rotate = false) {
+  SDFGBuilder b("loop_stages");
+  b.symbol("N").symbol("T").symbol("t");
+  for (const char* n : {"x", "y"})
+    for (int k = 0; k < 4; ++k) b.array(n + std::to_string(k), DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  b.loop("time", "t", "0", "t < T", "t + 1");
+  Block& loop = *b.sdfg().root.blocks.back();
+  loop.blocks[0]->label = "step";
+  for (const char* label : {"back", "tail"}) {
+    if (std::string(label) == "tail" && !joined) break;
+    auto st = std::make_unique<Block>(BlockKind::State);
+    st->label = label;
+    st->type_name = "SDFGState";
+    loop.blocks.push_back(std::move(st));
+    InterstateEdge e;
+    e.src = static_cast<int>(loop.blocks.size()) - 2;
+    e.dst = e.src + 1;
+    e.condition = {std::string(label) == "tail" ? "N > 0" : "1", Language::Python};
+    loop.cf_edges.push_back(std::move(e));
+  }
+  for (int s = 0; s < 2; ++s) {
+    StateBuilder st(b.sdfg(), *loop.blocks[static_cast<std::size_t>(s)]);
+    for (int k = 0; k < 4; ++k) {
+      std::string ks = std::to_string(k);
+      std::string in = s == 0 ? "x" + std::to_string((k + shift) % 4) : "y" + ks;
+      std::string out = (s == 0 ? "y" : "x") + ks;
+      st.mapped_tasklet((s == 0 ? "a" : "b") + ks, {{"i", "0:N"}}, {{"v", in + "[i]"}}, "o = v", {{"o", out + "[i]"}},
+                        ScheduleType::GPU_Device);
+      std::string count = std::to_string(reps[s][k]);
+      if (rotate)
+        count = fmt::format("((t + {0}) % 4 == 0 ? {1} : (t + {0}) % 4 == 1 ? {2} : (t + {0}) % 4 == 2 ? {3} : {4})", k,
+                            reps[s][0], reps[s][1], reps[s][2], reps[s][3]);
+      for (auto& n : st.state().nodes)  // the tasklet just added
+        if (n->kind == NodeKind::Tasklet && n->code.code == "o = v") {
+          n->code.language = Language::CPP;
+          n->code.code = "double a = v; for (int r = 0; r < " + count + "; ++r) a = a + 1.0; o = a;";
+        }
+    }
+  }
+  return write_sdfg(*b.build());
+}
+
+/// x_k after `T` iterations of loop_stages, x_j[i] = x0[j] + i before them (every element i adds i).
+inline std::vector<double> loop_stages_expected(const int (&reps)[2][4], int shift, bool rotate, int T,
+                                                const std::vector<double>& x0) {
+  std::vector<double> x = x0;
+  for (int t = 0; t < T; ++t) {
+    std::vector<double> y(4);
+    auto count = [&](int s, int k) { return reps[s][rotate ? (k + t) % 4 : k]; };
+    for (int k = 0; k < 4; ++k)
+      y[static_cast<std::size_t>(k)] = x[static_cast<std::size_t>((k + shift) % 4)] + count(0, k);
+    for (int k = 0; k < 4; ++k) x[static_cast<std::size_t>(k)] = y[static_cast<std::size_t>(k)] + count(1, k);
+  }
+  return x;
 }
 
 }  // namespace sdfc::test

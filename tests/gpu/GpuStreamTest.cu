@@ -337,6 +337,75 @@ TEST(GpuStream, ChainedStatesGiveTheirResultsInEveryStreamMode) {
   std::printf("[   NOTE   ] %d runs of two-state programs, 3 calls each, every element checked\n", runs);
 }
 
+// A time loop over two dependent states (tests/TwoStages.h, loop_stages): with several streams the
+// streams carry their work from one iteration into the next, ordered by events across the back
+// edge (shift 1: every kernel reads what another stream wrote in the previous iteration, and that
+// stream overwrites it after the read). The long kernels move to another stream every iteration,
+// so a missing event lets a kernel read a stale or half-written input; every element is checked
+// after each of 3 calls, behind a busy caller's stream and blocking.
+TEST(GpuStream, LoopsCarryingTheirStreamsGiveTheirResultsInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 3000, T = 7;
+  const int reps[2][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}};
+  std::vector<double*> x(4), y(4);
+  for (auto* v : {&x, &y})
+    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  struct Config {
+    int shift;
+    bool joined;
+    int streams;
+  };
+  std::vector<Config> configs{{1, false, 0}, {1, false, 1}, {1, false, 2}, {1, false, 4}, {0, false, 4}, {1, true, 4}};
+  int runs = 0;
+  for (const Config& c : configs) {
+    sdfc::Options o;
+    o.target = "cuda";
+    o.gpu_streams = c.streams;
+    sdfc::Program p = sdfc::Program::compile_string(sdfc::test::loop_stages(reps, c.shift, c.joined, true), o);
+    for (int k = 0; k < 4; ++k) {
+      p.set_array("x" + std::to_string(k), x[k], n);
+      p.set_array("y" + std::to_string(k), y[k], n);
+    }
+    p.set_value("N", n);
+    p.set_value("T", T);
+    for (bool external : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " joined " << c.joined << " --gpu-streams "
+                                        << c.streams << " caller's stream " << external);
+      p.set_external_stream(external ? s : nullptr);
+      for (int round = 0; round < 3; ++round) {
+        std::vector<double> x0(4);
+        for (int k = 0; k < 4; ++k) {
+          x0[static_cast<std::size_t>(k)] = 1000.0 * (round + 1) + 10000.0 * k;
+          fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], x0[static_cast<std::size_t>(k)], n);
+          ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
+        }
+        if (external)
+          spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
+        else
+          ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        p.call();
+        if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        std::vector<double> want = sdfc::test::loop_stages_expected(reps, c.shift, true, T, x0);
+        for (int k = 0; k < 4; ++k) {
+          std::vector<double> h(n);
+          ASSERT_EQ(cudaMemcpy(h.data(), x[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+          for (int i = 0; i < n; ++i)
+            ASSERT_EQ(h[i], want[static_cast<std::size_t>(k)] + i) << "x" << k << "[" << i << "] round " << round;
+        }
+      }
+      ++runs;
+    }
+    p.set_external_stream(nullptr);
+  }
+  cudaStreamDestroy(s);
+  for (auto* v : {&x, &y})
+    for (auto* p : *v) cudaFree(p);
+  std::printf(
+      "[   NOTE   ] %d runs of time loops over two states (7 iterations), 3 calls each, every element checked\n", runs);
+}
+
 // A host tasklet that queues a copy on __dace_current_stream (tests/StreamTasklet.h): the copy
 // waits for the kernel, and the host map after it reads the copied values, also when the caller's
 // stream is still busy when the call starts (a missing wait then reads stale host memory). The

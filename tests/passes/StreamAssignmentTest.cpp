@@ -222,6 +222,68 @@ TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
 
 namespace {
 
+std::unique_ptr<SDFG> loop_stages_scheduled(int shift, bool joined, int streams) {
+  auto sdfg = load_sdfg_text(loop_stages(kReps, shift, joined), "loop_stages");
+  run_pipeline(*sdfg, cuda_streams(streams));
+  return sdfg;
+}
+
+Node& loop_kernel(SDFG& sdfg, int state, const std::string& label) {
+  for (auto& n : sdfg.root.blocks[0]->blocks[static_cast<std::size_t>(state)]->nodes)
+    if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
+  throw std::runtime_error("no map " + label);
+}
+
+}  // namespace
+
+TEST(Synchronization, StreamsCarryTheirWorkAcrossLoopIterations) {
+  // Kernel a_k reads x_{k+1}, which b_{k+1} wrote on another stream in the previous iteration, and
+  // b_{k+1} overwrites it after a_k read it in this one: both are events, not a join per iteration.
+  auto sdfg = loop_stages_scheduled(1, false, 4);
+  Block& loop = *sdfg->root.blocks[0];
+  EXPECT_EQ(loop.fork_streams, (std::vector<int>{1, 2, 3}));  // once, before the loop
+  EXPECT_EQ(loop.join_events.size(), 3u);                     // once, after it
+  for (auto& st : loop.blocks) {
+    EXPECT_EQ(st->fork_event, -1) << st->label;
+    EXPECT_TRUE(st->join_events.empty()) << st->label;
+  }
+  for (int k = 0; k < 4; ++k) {
+    Node& a = loop_kernel(*sdfg, 0, "a" + std::to_string(k));
+    Node& b_next = loop_kernel(*sdfg, 1, "b" + std::to_string((k + 1) % 4));
+    EXPECT_EQ(a.wait_events, (std::vector<int>{b_next.record_event})) << k;  // the previous iteration's write
+    EXPECT_EQ(b_next.wait_events, (std::vector<int>{a.record_event})) << k;  // this iteration's read
+  }
+  SyncReport r = verify_sync(*sdfg, cuda_streams(4));
+  EXPECT_TRUE(r.ok()) << r.races.front();
+  // Without the wait for the previous iteration, the verifier finds the race across the back edge.
+  loop_kernel(*sdfg, 0, "a0").wait_events.clear();
+  SyncReport broken = verify_sync(*sdfg, cuda_streams(4));
+  ASSERT_EQ(broken.races.size(), 1u);
+  EXPECT_EQ(broken.races[0],
+            "kernel b1 in state \"back\" writes on stream 1 and kernel a0 in state \"step\" reads on stream 0 are not "
+            "ordered (container x1)");
+}
+
+TEST(Synchronization, ALoopWithoutAChainBodyJoinsEveryIteration) {
+  // A conditional edge in the body: the streams join into stream 0 at every iteration's end, as
+  // before; the same loop with every stream setting is proven by the verifier.
+  auto sdfg = loop_stages_scheduled(1, true, 4);
+  Block& loop = *sdfg->root.blocks[0];
+  EXPECT_EQ(loop.fork_event, -1);
+  EXPECT_TRUE(loop.join_events.empty());
+  EXPECT_EQ(loop.blocks[0]->fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(loop.blocks[1]->join_events.size(), 3u);
+  EXPECT_TRUE(loop_kernel(*sdfg, 0, "a0").wait_events.empty());  // after the fork: ordered already
+  for (int streams : {0, 1, 2, 4})
+    for (bool joined : {false, true}) {
+      auto s = loop_stages_scheduled(1, joined, streams);
+      SyncReport r = verify_sync(*s, cuda_streams(streams));
+      EXPECT_TRUE(r.ok()) << streams << " " << joined << ": " << r.races.front();
+    }
+}
+
+namespace {
+
 /// The verifier proves `sdfg`; without `waiter`'s host waits it reports a race naming `names`.
 void expect_race_without_wait(SDFG& sdfg, const CompileOptions& o, Node& waiter,
                               const std::vector<std::string>& names) {
