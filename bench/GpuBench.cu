@@ -16,7 +16,9 @@
 //     caller's stream, against a hand-built graph of as many empty kernels (replay + synchronize,
 //     and bare replays), with pointers swapped every call, and at N = 16,777,216 against stream mode;
 //  8. schedules across states: two dependent states of 4 small kernels with --gpu-streams 4,
-//     chained (no join between the states) against joined after each state (tests/TwoStages.h).
+//     chained (no join between the states) against joined after each state (tests/TwoStages.h);
+//  9. a time loop over two such states, --gpu-streams 4: streams carried across iterations against
+//     joined into stream 0 at every iteration's end (tests/TwoStages.h, loop_stages).
 // Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
 // SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
@@ -683,6 +685,60 @@ int main() {
             "| two states x 4 kernels (%s), shift %d | joined per state: %.1f us | chained: %.1f us | %.2f x |\n",
             sh.name, shift, per_call[1], per_call[0], per_call[1] / per_call[0]);
       }
+    }
+    for (auto* p : xs) CHECK(cudaFree(p));
+    CHECK(cudaStreamDestroy(cs));
+  }
+  if (run_section(9)) {
+    // ---- 9. a time loop over two states of 4 kernels, --gpu-streams 4 ------------------------------
+    // Carried (the streams keep their work across iterations: events only between conflicting
+    // kernels) against joined (an empty third state after a conditional edge in the body: every
+    // iteration ends with a join into stream 0, the schedule of every loop before). Kernels of 2
+    // blocks; with "rotating", the long kernel of each state moves to the next stream every iteration.
+    cudaStream_t cs;
+    CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    const int m = 512, L = 20000, S = 2000, T = 20;
+    std::vector<double*> xs(8);
+    for (auto& p : xs) CHECK(cudaMalloc(&p, m * 8));
+    for (auto* p : xs) CHECK(cudaMemset(p, 0, m * 8));
+    struct Shape {
+      const char* name;
+      int reps[2][4];
+      bool rotate;
+      int shift;
+    };
+    for (const Shape& sh :
+         {Shape{"one long kernel per state, rotating, own stream's input", {{L, S, S, S}, {L, S, S, S}}, true, 0},
+          Shape{"one long kernel per state, rotating, another stream's input", {{L, S, S, S}, {L, S, S, S}}, true, 1},
+          Shape{"all kernels alike and long", {{L, L, L, L}, {L, L, L, L}}, false, 0},
+          Shape{"all kernels alike and short (launch-bound)", {{1, 1, 1, 1}, {1, 1, 1, 1}}, false, 0}}) {
+      double per_call[2] = {0, 0};
+      for (int joined : {1, 0}) {
+        sdfc::Options o = cuda;
+        o.gpu_streams = 4;
+        sdfc::Program p =
+            sdfc::Program::compile_string(sdfc::test::loop_stages(sh.reps, sh.shift, joined, sh.rotate), o);
+        for (int k = 0; k < 4; ++k) {
+          p.set_array("x" + std::to_string(k), xs[k], m);
+          p.set_array("y" + std::to_string(k), xs[4 + k], m);
+        }
+        p.set_value("N", m);
+        p.set_value("T", T);
+        p.set_external_stream(cs);
+        p.call();
+        const int calls = 20;
+        CHECK(cudaEventRecord(e0, cs));
+        for (int r = 0; r < calls; ++r) p.call();
+        CHECK(cudaEventRecord(e1, cs));
+        CHECK(cudaEventSynchronize(e1));
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        p.set_external_stream(nullptr);
+        per_call[joined] = ms / calls * 1e3;
+      }
+      std::printf(
+          "| time loop of %d iterations, two states x 4 kernels (%s) | joined per iteration: %.1f us | "
+          "carried: %.1f us | %.2f x |\n",
+          T, sh.name, per_call[1], per_call[0], per_call[1] / per_call[0]);
     }
     for (auto* p : xs) CHECK(cudaFree(p));
     CHECK(cudaStreamDestroy(cs));
