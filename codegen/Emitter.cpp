@@ -575,6 +575,7 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
         emit_segment(region, bp + "/1", w, [&] { emit_region(c, region, bp + "/1", w); });
         w.close();
       }
+      emit_join(b, w);  // streams that carried the chain before it into its branches
       break;
     }
     case BlockKind::Break:

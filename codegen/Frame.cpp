@@ -62,6 +62,10 @@ SDFC_EXPORT const char* __sdfc_set_external_stream(${state}* __state, sdfc::gpu:
   if (!__sdfc_live(__state, "__sdfc_set_external_stream")) return __sdfc_init_failure;
   return sdfc::gpu::set_external_stream(${ctx}, stream);
 }
+/// Graph mode: how many captures this instance made (the call's and its segments'); -1: bad handle.
+SDFC_EXPORT int __sdfc_graph_captures(${state}* __state) {
+  return __sdfc_live(__state, "__sdfc_graph_captures") ? sdfc::gpu::graph_captures(${ctx}) : -1;
+}
 /// Device memory for callers that hold host data (sdfc run): allocate, free, copy (synchronous).
 SDFC_EXPORT void* __sdfc_device_alloc(std::size_t bytes) {
   void* p = nullptr;

@@ -129,6 +129,7 @@ struct Program::Impl {
   const char* (*set_ws_fn)(void*, const char*, void*, std::size_t, void**) = nullptr;
   // GPU programs only: device memory for host arrays bound to device arguments.
   const char* (*init_error_fn)() = nullptr;
+  int (*graph_captures_fn)(void*) = nullptr;
   void* (*device_alloc_fn)(std::size_t) = nullptr;
   void (*device_free_fn)(void*) = nullptr;
   int (*device_copy_fn)(void*, const void*, std::size_t) = nullptr;
@@ -265,6 +266,7 @@ Program Program::load(const std::string& library_path) {
   impl->set_ws_fn = impl->sym<const char* (*)(void*, const char*, void*, std::size_t, void**)>("__sdfc_set_workspace");
   impl->set_stream_fn = impl->sym<const char* (*)(void*, void*)>("__sdfc_set_external_stream", false);
   impl->init_error_fn = impl->sym<const char* (*)()>("__sdfc_init_error", false);
+  impl->graph_captures_fn = impl->sym<int (*)(void*)>("__sdfc_graph_captures", false);
   impl->device_alloc_fn = impl->sym<void* (*)(std::size_t)>("__sdfc_device_alloc", false);
   impl->device_free_fn = impl->sym<void (*)(void*)>("__sdfc_device_free", false);
   impl->device_copy_fn = impl->sym<int (*)(void*, const void*, std::size_t)>("__sdfc_device_copy", false);
@@ -414,6 +416,11 @@ void Program::set_external_stream(void* stream) {
     if (const char* why = m.set_stream_fn(m.state, stream)) throw Error(fmt::format("program \"{}\": {}", m.name, why));
   m.stream_set = true;
   m.stream = stream;
+}
+
+int Program::graph_captures() const {
+  const Impl& m = *impl_;
+  return m.state && m.graph_captures_fn ? m.graph_captures_fn(m.state) : 0;
 }
 
 const std::vector<std::string>& Program::workspace_storages() const {

@@ -226,7 +226,7 @@ class DotWriter {
       }
       case BlockKind::Conditional: {
         Anchor a = open_cluster(
-            indent, "conditional " + dot_escape(b.label),
+            indent, "conditional " + dot_escape(b.label) + fork_join(b),
             std::string("style=\"rounded,bold\"; color=\"#aa6633\"") + (is_start ? "; penwidth=3" : "") + ";");
         std::string from = a.in;
         if (!b.host_waits.empty()) {

@@ -193,6 +193,7 @@ class Dumper {
           segment(*body, ind + 2);
           region_body(*body, ind + 2);
         }
+        joins(b, ind + 1);
         break;
       case BlockKind::Break:
         line(ind, fmt::format("break {}", id));

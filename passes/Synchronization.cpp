@@ -122,7 +122,10 @@ class EventPlanner {
   /// ends with it (every stream of the chain whose work stream 0 does not know yet).
   void end_state(Block& st, bool chain_ends) { fork_and_join(st, state_forks_, chain_ends); }
 
-  /// A loop whose streams carry their work across iterations (see carried_body): every stream but 0
+  /// The streams the chain used so far.
+  const std::set<int>& used() const { return used_; }
+
+  /// A loop whose streams carry their work across iterations (see state_chain): every stream but 0
   /// counts as forked before its first iteration, so that no state of the body forks (a fork per
   /// iteration would order each iteration's work after stream 0's of the one before).
   void begin_loop() {
@@ -182,41 +185,13 @@ bool places_transient(const SDFG& sdfg, const Block* st) {
   return false;
 }
 
-/// States that follow each other in a chain: links[c] = b when state c runs right after state b and
-/// only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not the
-/// region's start), neither places a transient (allocations and frees around a state are stream 0
-/// work the fork and join order), and the chain is shorter than kMaxChain. Streams then carry their
-/// work from b into c with events only where operations conflict, instead of joining into stream 0
-/// at b's end. -1: c starts a chain.
-std::vector<int> chain_links(const SDFG& sdfg, const Block& r, const std::vector<int>& order) {
-  auto n = r.blocks.size();
-  std::vector<int> out_edges(n, 0), in_edges(n, 0), links(n, -1), length(n, 1);
-  for (auto& e : r.cf_edges) {
-    ++out_edges[static_cast<std::size_t>(e.src)];
-    ++in_edges[static_cast<std::size_t>(e.dst)];
-  }
-  int start = std::max(0, start_of(r));
-  for (int c : order)  // in flow order, so that a chain's length is known at its predecessor
-    for (auto& e : r.cf_edges) {
-      auto B = static_cast<std::size_t>(e.src), C = static_cast<std::size_t>(c);
-      if (e.dst != c || c == start || in_edges[C] != 1 || out_edges[B] != 1 || !e.unconditional()) continue;
-      const Block &b = *r.blocks[B], &cb = *r.blocks[C];
-      if (b.kind != BlockKind::State || cb.kind != BlockKind::State || places_transient(sdfg, &b) ||
-          places_transient(sdfg, &cb))
-        continue;
-      if (length[B] >= kMaxChain) continue;
-      links[C] = e.src;
-      length[C] = length[B] + 1;
-    }
-  return links;
-}
-
-/// The states of a loop body whose streams carry their work from one iteration into the next, in
-/// order; empty when the body is not such a chain. The body must be a chain of states: it starts at
-/// its start state, each state's one edge (unconditional) leads to the next, which has no other
-/// predecessor, and the last has none; at most kMaxChain states, none placing a transient. (A
-/// break, continue, branch or inner loop in the body leaves the loop joined per iteration.)
-std::vector<int> carried_body(const SDFG& sdfg, const Block& loop) {
+/// The states of region `loop` (a loop body, or a conditional's branch) in order when it is one chain
+/// of states, empty otherwise: it starts at its start state, each state's one edge (unconditional)
+/// leads to the next, which has no other predecessor, and the last has none; at most kMaxChain
+/// states, none placing a transient. Streams carry their work across the iterations of a loop whose
+/// body is one, and from the chain before a conditional into its branches when each is one. (A
+/// break, continue, branch or inner loop in the body makes it none.)
+std::vector<int> state_chain(const SDFG& sdfg, const Block& loop) {
   auto n = loop.blocks.size();
   if (n == 0 || n > static_cast<std::size_t>(kMaxChain)) return {};
   std::vector<const InterstateEdge*> out(n, nullptr);
@@ -242,6 +217,46 @@ std::vector<int> carried_body(const SDFG& sdfg, const Block& loop) {
       out[static_cast<std::size_t>(chain.back())])
     return {};
   return chain;
+}
+
+/// States that follow each other in a chain: links[c] = b when state c runs right after state b and
+/// only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not the
+/// region's start), neither places a transient (allocations and frees around a state are stream 0
+/// work the fork and join order), and the chain is shorter than kMaxChain. Streams then carry their
+/// work from b into c with events only where operations conflict, instead of joining into stream 0
+/// at b's end. -1: c starts a chain. A conditional block c continues b's chain the same way when
+/// each of its branches is a chain of states (state_chain) short enough to extend b's: its branches
+/// are planned from b's schedule, and the streams join into stream 0 after it.
+std::vector<int> chain_links(const SDFG& sdfg, const Block& r, const std::vector<int>& order) {
+  auto n = r.blocks.size();
+  std::vector<int> out_edges(n, 0), in_edges(n, 0), links(n, -1), length(n, 1);
+  for (auto& e : r.cf_edges) {
+    ++out_edges[static_cast<std::size_t>(e.src)];
+    ++in_edges[static_cast<std::size_t>(e.dst)];
+  }
+  int start = std::max(0, start_of(r));
+  for (int c : order)  // in flow order, so that a chain's length is known at its predecessor
+    for (auto& e : r.cf_edges) {
+      auto B = static_cast<std::size_t>(e.src), C = static_cast<std::size_t>(c);
+      if (e.dst != c || c == start || in_edges[C] != 1 || out_edges[B] != 1 || !e.unconditional()) continue;
+      const Block &b = *r.blocks[B], &cb = *r.blocks[C];
+      if (b.kind != BlockKind::State || places_transient(sdfg, &b) || length[B] >= kMaxChain) continue;
+      if (cb.kind == BlockKind::Conditional) {
+        std::size_t longest = 0;
+        bool chains = true;
+        for (auto& [cond, body] : cb.branches) {
+          std::vector<int> chain = state_chain(sdfg, *body);
+          chains &= !chain.empty() || body->blocks.empty();
+          longest = std::max(longest, chain.size());
+        }
+        if (chains && static_cast<int>(longest) + length[B] <= kMaxChain) links[C] = e.src;
+        continue;
+      }
+      if (cb.kind != BlockKind::State || places_transient(sdfg, &cb)) continue;
+      links[C] = e.src;
+      length[C] = length[B] + 1;
+    }
+  return links;
 }
 
 /// The region's blocks in reverse postorder from its start (each before its successors, but for
@@ -334,6 +349,8 @@ class Synchronizer {
           else
             planner.emplace(std::max(1, streams_), next_event_);
           bout = state(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
+        } else if (int from = links[static_cast<std::size_t>(b)]; from >= 0) {
+          bout = carried_conditional(blk, bin, *planners[static_cast<std::size_t>(from)]);
         } else {
           bout = block(blk, bin);
         }
@@ -384,7 +401,7 @@ class Synchronizer {
   }
 
   /// Plans the body of a loop whose streams carry their work across iterations (its states `chain`,
-  /// see carried_body), `in` pending at the loop test; returns what is pending after one iteration.
+  /// see state_chain), `in` pending at the loop test; returns what is pending after one iteration.
   /// Two iterations are planned with one planner: the second orders each operation after the
   /// first's it conflicts with, through the same events (a wait takes an event's latest record:
   /// the previous iteration's for an operation later in the body, none yet in the first
@@ -412,6 +429,55 @@ class Synchronizer {
   }
   bool accumulate_waits_ = false;  ///< a carried loop's second iteration: waits add to the first's
 
+  /// The host waits before evaluating conditional `c`'s conditions, when they read what GPU work
+  /// may still write.
+  void condition_waits(Block& c, Pending& in) const {
+    std::set<std::string> reads;
+    for (auto& [cond, body] : c.branches)
+      if (cond) {
+        auto x = code_reads(cond->code);
+        reads.insert(x.begin(), x.end());
+      }
+    if (reads_pending(reads, in)) {
+      c.host_waits = in.streams();
+      in.done(c.host_waits);
+    }
+  }
+
+  /// Plans conditional `c` whose branches are chains of states (state_chain), continuing the chain
+  /// of states before it (`before`: its planner after the chain's last state, which does not join):
+  /// each branch is planned from a copy of it, so the branch's operations wait only for the
+  /// chain's operations they conflict with. After the conditional every stream that the chain or a
+  /// branch used joins into stream 0 (the conditional block's join_events), whichever branch ran.
+  Pending carried_conditional(Block& c, Pending in, const EventPlanner& before) {
+    condition_waits(c, in);
+    Pending out;
+    bool has_else = false;
+    std::set<int> used = before.used();
+    for (auto& [cond, body] : c.branches) {
+      has_else |= !cond.has_value();
+      EventPlanner planner = before;
+      Pending p = in;
+      std::vector<int> chain = state_chain(sdfg_, *body);
+      for (std::size_t i = 0; i < chain.size(); ++i) {
+        if (i > 0)
+          for (auto& e : body->cf_edges)
+            if (e.dst == chain[i]) p = cross(e, p);
+        p = state(*body->blocks[static_cast<std::size_t>(chain[i])], p, planner, false);
+      }
+      out.merge(p);
+      auto u = planner.used();
+      used.insert(u.begin(), u.end());
+    }
+    if (!has_else) out.merge(in);
+    std::map<int, int> old_joins(c.join_events.begin(), c.join_events.end());
+    c.join_events.clear();
+    for (int s : used)
+      if (s != 0) c.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+    out.joined();
+    return out;
+  }
+
   static bool reads_pending(const std::set<std::string>& reads, const Pending& p) {
     for (auto& r : reads)
       if (p.written.count(r)) return true;
@@ -431,16 +497,7 @@ class Synchronizer {
       case BlockKind::Region:
         return region(b, in);
       case BlockKind::Conditional: {
-        std::set<std::string> reads;
-        for (auto& [c, body] : b.branches)
-          if (c) {
-            auto x = code_reads(c->code);
-            reads.insert(x.begin(), x.end());
-          }
-        if (reads_pending(reads, in)) {
-          b.host_waits = in.streams();
-          in.done(b.host_waits);
-        }
+        condition_waits(b, in);
         Pending out;
         bool has_else = false;
         for (auto& [c, body] : b.branches) {
@@ -457,7 +514,7 @@ class Synchronizer {
             auto x = code_reads((*st)->code);
             reads.insert(x.begin(), x.end());
           }
-        std::vector<int> chain = chains_ ? carried_body(sdfg_, b) : std::vector<int>{};
+        std::vector<int> chain = chains_ ? state_chain(sdfg_, b) : std::vector<int>{};
         // The body's work is pending when the condition is evaluated again: iterate.
         Pending head = in;
         for (int round = 0; round < 8; ++round) {

@@ -18,7 +18,7 @@ constexpr std::size_t kMaxPaths = 256;
 
 /// One step of a control-flow path.
 struct Step {
-  enum Kind { State, Edge, LoopEnter, LoopTest, LoopExit, CondTest } kind;
+  enum Kind { State, Edge, LoopEnter, LoopTest, LoopExit, CondTest, CondExit } kind;
   const Block* block = nullptr;          ///< all but Edge
   const InterstateEdge* edge = nullptr;  ///< Edge
 };
@@ -60,17 +60,18 @@ class Paths {
       }
       case BlockKind::Conditional: {
         std::vector<Path> out;
-        Step test{Step::CondTest, &b, nullptr};
+        Step test{Step::CondTest, &b, nullptr}, exit{Step::CondExit, &b, nullptr};
         bool has_else = false;
         for (auto& [cond, body] : b.branches) {
           has_else |= !cond.has_value();
           for (auto& p : region(*body)) {
             Path q{test};
             q.insert(q.end(), p.begin(), p.end());
+            q.push_back(exit);
             out.push_back(q);
           }
         }
-        if (!has_else) out.push_back({test});
+        if (!has_else) out.push_back({test, exit});
         return cap(out);
       }
       default:
@@ -174,6 +175,7 @@ class Replay {
           fork(*s.block);
           break;
         case Step::LoopExit:
+        case Step::CondExit:
           join(*s.block);
           break;
         case Step::LoopTest:

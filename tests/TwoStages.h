@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,59 @@ inline std::string loop_stages(const int (&reps)[2][4], int shift = 0, bool join
     }
   }
   return write_sdfg(*b.build());
+}
+
+/// The four kernels of one state: out_k from in_{(k + shift) % 4}, kernel k looping reps[k] times.
+inline void four_kernels(SDFGBuilder& b, Block& state, const char* label, const char* in, const char* out,
+                         const int (&reps)[4], int shift) {
+  StateBuilder st(b.sdfg(), state);
+  for (int k = 0; k < 4; ++k) {
+    std::string ks = std::to_string(k);
+    st.mapped_tasklet(label + ks, {{"i", "0:N"}}, {{"v", in + std::to_string((k + shift) % 4) + "[i]"}}, "o = v",
+                      {{"o", out + ks + "[i]"}}, ScheduleType::GPU_Device);
+    for (auto& n : st.state().nodes)  // the tasklet just added
+      if (n->kind == NodeKind::Tasklet && n->code.code == "o = v") {
+        n->code.language = Language::CPP;
+        n->code.code = two_stages_tasklet(reps[k]);
+      }
+  }
+}
+
+/// A state of four kernels followed by a conditional on symbol C: state "first" computes y_k from
+/// x_k; then, if C > 0, branch state "second" computes z_k from y_{(k + shift) % 4} (reps[1]),
+/// else branch state "other" z_k from y_k (reps[2]). With --gpu-streams 4 the streams carry their
+/// work from "first" into the branch that runs, and join into stream 0 after the conditional.
+inline std::string branch_stages(const int (&reps)[3][4], int shift = 0) {
+  SDFGBuilder b("branch_stages");
+  b.symbol("N").symbol("C");
+  for (const char* n : {"x", "y", "z"})
+    for (int k = 0; k < 4; ++k) b.array(n + std::to_string(k), DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  four_kernels(b, b.state("first").state(), "a", "x", "y", reps[0], 0);
+  auto cond = std::make_unique<Block>(BlockKind::Conditional);
+  cond->label = "choose";
+  cond->type_name = "ConditionalBlock";
+  for (int branch = 0; branch < 2; ++branch) {
+    auto body = std::make_unique<Block>(BlockKind::Region);
+    body->label = branch == 0 ? "then" : "else";
+    body->type_name = "ControlFlowRegion";
+    auto st = std::make_unique<Block>(BlockKind::State);
+    st->label = branch == 0 ? "second" : "other";
+    st->type_name = "SDFGState";
+    body->blocks.push_back(std::move(st));
+    body->start_block = 0;
+    four_kernels(b, *body->blocks[0], branch == 0 ? "b" : "c", "y", "z", reps[1 + branch], branch == 0 ? shift : 0);
+    std::optional<CodeBlock> c;
+    if (branch == 0) c = CodeBlock{"C > 0", Language::Python};
+    cond->branches.emplace_back(std::move(c), std::move(body));
+  }
+  b.sdfg().root.blocks.push_back(std::move(cond));
+  b.edge(0, 1);
+  return write_sdfg(*b.build());
+}
+
+/// z_k after branch_stages with x_j[i] = x: each kernel on the path adds its loop count.
+inline double branch_stages_expected(const int (&reps)[3][4], int shift, bool then, int k, double x) {
+  return then ? x + reps[0][(k + shift) % 4] + reps[1][k] : x + reps[0][k] + reps[2][k];
 }
 
 /// x_k after `T` iterations of loop_stages, x_j[i] = x0[j] + i before them (every element i adds i).

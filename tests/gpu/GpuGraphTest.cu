@@ -193,7 +193,10 @@ TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
         p.call();
         expect_result(one, n, 5, 1.0 + call, -2.0 * call, what + ", same pointers, call " + std::to_string(call));
       }
-      // 2. the pointers swap between two buffer pairs every call: the graph is updated each time
+      int first = p.graph_captures();
+      EXPECT_GE(first, 1);
+      // 2. the pointers swap between two buffer pairs every call: the second pair is captured once,
+      // then both replay from the graph cache
       for (int call = 0; call < 6; ++call) {
         Pair& q = call % 2 ? two : one;
         q.fill_x(0.5, call, nullptr);
@@ -202,6 +205,7 @@ TEST(GpuGraph, ReplaysUpdatesAndRecapturesInEveryModeAndStreamSetting) {
         p.call();
         expect_result(q, n, 5, 0.5, call, what + ", swapped pointers, call " + std::to_string(call));
       }
+      EXPECT_EQ(p.graph_captures(), 2 * first);
       // 3. N and T change: re-captured (other grids, another number of iterations)
       for (auto [count, t] : {std::pair{n / 2, 5LL}, {n / 2, 2LL}, {n, 7LL}, {n, 7LL}}) {
         one.fill_x(2.0, 1.0);

@@ -406,6 +406,68 @@ TEST(GpuStream, LoopsCarryingTheirStreamsGiveTheirResultsInEveryStreamMode) {
       "[   NOTE   ] %d runs of time loops over two states (7 iterations), 3 calls each, every element checked\n", runs);
 }
 
+// A state of four kernels and a conditional whose branches continue its chain of states
+// (tests/TwoStages.h, branch_stages, shift 1): either branch gives its results in every stream
+// setting, behind a busy caller's stream and blocking, over 3 calls each.
+TEST(GpuStream, BranchesContinuingAChainGiveTheirResultsInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int n = 3000;
+  const int reps[3][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}, {30, 30, 30, 300}};
+  std::vector<double*> x(4), y(4), z(4);
+  for (auto* v : {&x, &y, &z})
+    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  int runs = 0;
+  for (int streams : {0, 1, 2, 4}) {
+    sdfc::Options o;
+    o.target = "cuda";
+    o.gpu_streams = streams;
+    sdfc::Program p = sdfc::Program::compile_string(sdfc::test::branch_stages(reps, 1), o);
+    for (int k = 0; k < 4; ++k) {
+      p.set_array("x" + std::to_string(k), x[k], n);
+      p.set_array("y" + std::to_string(k), y[k], n);
+      p.set_array("z" + std::to_string(k), z[k], n);
+    }
+    p.set_value("N", n);
+    for (bool then : {true, false})
+      for (bool external : {true, false}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "--gpu-streams " << streams << " then " << then << " caller's stream " << external);
+        p.set_value("C", then ? 1 : 0);
+        p.set_external_stream(external ? s : nullptr);
+        for (int round = 0; round < 3; ++round) {
+          double base = 1000.0 * (round + 1);
+          for (int k = 0; k < 4; ++k) {
+            fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], base + 10000.0 * k, n);
+            ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
+            ASSERT_EQ(cudaMemsetAsync(z[k], 0, n * sizeof(double), s), cudaSuccess);
+          }
+          if (external)
+            spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
+          else
+            ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+          p.call();
+          if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+          for (int k = 0; k < 4; ++k) {
+            std::vector<double> h(n);
+            ASSERT_EQ(cudaMemcpy(h.data(), z[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+            int j = then ? (k + 1) % 4 : k;
+            for (int i = 0; i < n; ++i)
+              ASSERT_EQ(h[i], sdfc::test::branch_stages_expected(reps, 1, then, k, base + 10000.0 * j + i))
+                  << "z" << k << "[" << i << "] round " << round;
+          }
+        }
+        ++runs;
+      }
+    p.set_external_stream(nullptr);
+  }
+  cudaStreamDestroy(s);
+  for (auto* v : {&x, &y, &z})
+    for (auto* p : *v) cudaFree(p);
+  std::printf("[   NOTE   ] %d runs of branches continuing a chain, 3 calls each, every element checked\n", runs);
+}
+
 // A host tasklet that queues a copy on __dace_current_stream (tests/StreamTasklet.h): the copy
 // waits for the kernel, and the host map after it reads the copied values, also when the caller's
 // stream is still busy when the call starts (a missing wait then reads stale host memory). The

@@ -282,6 +282,44 @@ TEST(Synchronization, ALoopWithoutAChainBodyJoinsEveryIteration) {
     }
 }
 
+TEST(Synchronization, BranchesContinueTheChainBeforeThem) {
+  // branch_stages, shift 1: the "then" branch's kernels read what first-state kernels of other
+  // streams wrote (one event each), the "else" branch's what their own streams wrote (none); the
+  // streams join once, after the conditional.
+  const int reps[3][4] = {{20, 2, 2, 2}, {2, 20, 20, 20}, {3, 3, 3, 3}};
+  auto sdfg = load_sdfg_text(branch_stages(reps, 1), "branch_stages");
+  run_pipeline(*sdfg, cuda_streams(4));
+  Block &first = *sdfg->root.blocks[0], &choose = *sdfg->root.blocks[1];
+  ASSERT_EQ(choose.kind, BlockKind::Conditional);
+  EXPECT_EQ(first.fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(first.join_events.empty());
+  EXPECT_EQ(choose.join_events.size(), 3u);
+  auto branch_kernel = [&](int branch, const std::string& label) -> Node& {
+    for (auto& n : choose.branches[static_cast<std::size_t>(branch)].second->blocks[0]->nodes)
+      if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
+    throw std::runtime_error("no map " + label);
+  };
+  for (int k = 0; k < 4; ++k) {
+    Node& b = branch_kernel(0, "b" + std::to_string(k));
+    EXPECT_EQ(b.wait_events, (std::vector<int>{kernel(*sdfg, 0, "a" + std::to_string((k + 1) % 4)).record_event})) << k;
+    EXPECT_TRUE(branch_kernel(1, "c" + std::to_string(k)).wait_events.empty()) << k;
+  }
+  for (int streams : {0, 1, 2, 4}) {
+    auto s = load_sdfg_text(branch_stages(reps, 1), "branch_stages");
+    run_pipeline(*s, cuda_streams(streams));
+    SyncReport r = verify_sync(*s, cuda_streams(streams));
+    EXPECT_TRUE(r.ok()) << streams << ": " << r.races.front();
+  }
+  // Without b0's event, the verifier finds the race across the conditional's entry.
+  branch_kernel(0, "b0").wait_events.clear();
+  SyncReport broken = verify_sync(*sdfg, cuda_streams(4));
+  ASSERT_EQ(broken.races.size(), 1u);
+  EXPECT_EQ(
+      broken.races[0],
+      "kernel a1 in state \"first\" writes on stream 1 and kernel b0 in state \"second\" reads on stream 0 are not "
+      "ordered (container y1)");
+}
+
 namespace {
 
 /// The verifier proves `sdfg`; without `waiter`'s host waits it reports a race naming `names`.
@@ -317,7 +355,9 @@ TEST(StreamTasklet, IsOrderedLikeAKernelAndItsHostReaderWaits) {
     }
     ASSERT_TRUE(fetch && plus && twice);
     ASSERT_GE(fetch->stream, 0);
-    if (fetch->stream != twice->stream) EXPECT_EQ(fetch->wait_events.size(), 1u);
+    if (fetch->stream != twice->stream) {
+      EXPECT_EQ(fetch->wait_events.size(), 1u);
+    }
     EXPECT_EQ(plus->host_waits, std::vector<int>{fetch->stream});
     // Without the host's wait the verifier names the tasklet's copy and the host map.
     expect_race_without_wait(*sdfg, o, *plus, {"stream tasklet fetch", "host map plus"});

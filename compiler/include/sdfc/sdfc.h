@@ -117,6 +117,12 @@ class Program {
   /// next call after the previous one. Handles that were never streams cannot be detected reliably.
   void set_external_stream(void* stream);
 
+  /// Graph mode (--gpu-graph): how many times this program captured its GPU work (the whole call's
+  /// and its graph segments') since it was initialized. A call whose argument bytes match one of
+  /// the last few captures (up to 4 per call and per segment) replays it without capturing. 0 for
+  /// programs that never captured (CPU programs, GPU programs without --gpu-graph).
+  int graph_captures() const;
+
   /// The dtype name for a C++ type (float -> "float32", ...).
   template <typename T>
   static const char* dtype_name() {

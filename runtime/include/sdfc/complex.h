@@ -26,7 +26,7 @@ struct complex {
   using value_type = T;
   T re{}, im{};
 
-  SDFC_CHD complex() = default;
+  complex() = default;  // host and device (defaulted)
   template <typename R, typename = std::enable_if_t<std::is_arithmetic_v<R>>>
   SDFC_CHD complex(R r, T i = T(0)) : re(static_cast<T>(r)), im(i) {}
   template <typename U>

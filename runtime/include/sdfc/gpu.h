@@ -32,6 +32,7 @@
 // current; the entry points do that with a DeviceGuard.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +51,27 @@ inline namespace SDFC_GPU_ABI_NAMESPACE {
 
 /// Largest accepted SDFC_GPU_DELAY_US (10 s); larger values are clamped.
 constexpr long long kMaxDelayUs = 10LL * 1000 * 1000;
+
+/// Graph mode keeps up to this many instantiated graphs for a call (and for each graph segment),
+/// each with the argument bytes it was captured with: a call replays the one whose bytes match, so
+/// alternating between a few argument sets (buffers swapped every call) replays without capturing.
+/// A miss captures into a free entry or, when all are taken, into the least recently replayed one
+/// (updated in place where the topology allows, re-instantiated otherwise).
+constexpr std::size_t kGraphCacheEntries = 4;
+
+/// One instantiated graph and the argument bytes it was captured with.
+struct CachedGraph {
+  GraphExec exec = nullptr;
+  std::vector<unsigned char> key;
+  std::uint64_t used = 0;  ///< GraphCache::clock at its last capture or replay
+};
+
+/// The instantiated graphs of a call or of a graph segment (kGraphCacheEntries at most).
+struct GraphCache {
+  std::vector<CachedGraph> entries;
+  std::uint64_t clock = 0;
+  int captures = 0;  ///< captures that ended in this cache (instantiated or updated): tests count them
+};
 
 struct Context {
   int device = -1;                       ///< the device current at init; all work of the instance runs there
@@ -78,16 +100,11 @@ struct Context {
   bool graph_mode = false;               ///< enable_graphs() ran
   Stream graph_stream = nullptr;         ///< the capture's origin stream (internal, non-blocking)
   bool capturing = false;                ///< between graph_begin and graph_end: work goes into the capture
-  GraphExec graph_exec = nullptr;        ///< the instantiated graph of the last capture
-  std::vector<unsigned char> graph_key;  ///< the argument bytes graph_exec was captured with
+  GraphCache graphs;                     ///< the call's graphs, by the argument bytes they were captured with
   std::vector<unsigned char> plain_key;  ///< the last argument bytes whose call did host work (no graph)
   bool plain_known = false;
-  /// Graph segments (a call split at its host work): per segment id, the graph of its last capture.
-  struct SegmentGraph {
-    GraphExec exec = nullptr;
-    std::vector<unsigned char> key;
-  };
-  std::vector<SegmentGraph> segments;
+  /// Graph segments (a call split at its host work): per segment id, its graphs.
+  std::vector<GraphCache> segments;
   int capture_serial = 0;             ///< counts captures; 0 = none yet
   std::vector<int> event_capture;     ///< per event id: the capture its last record was in (0: none)
   char* held_arena = nullptr;         ///< graph mode: the call's arena, held between calls (held_arena())
@@ -262,6 +279,13 @@ inline Stream stream(Context& ctx, int i) {
 }
 
 /// The event with id `i` (created at init).
+/// The call's graph cache and every segment's.
+inline std::vector<GraphCache*> graph_caches(Context& ctx) {
+  std::vector<GraphCache*> out{&ctx.graphs};
+  for (auto& c : ctx.segments) out.push_back(&c);
+  return out;
+}
+
 inline Event event(Context& ctx, int i) {
   if (i < 0 || i >= static_cast<int>(ctx.events.size())) {
     record_message(ctx, kInvalidValue, "internal error: event id out of range");
@@ -349,7 +373,9 @@ inline void destroy(Context& ctx) {
   if (ctx.cross_call && ctx.cross_call_recorded) SDFC_GPU_CHECK(ctx, gpuEventSynchronize(ctx.cross_call));
   for (Stream s : ctx.internal_streams)
     if (s) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(s));
-  if (ctx.graph_exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(ctx.graph_exec));
+  for (GraphCache* c : graph_caches(ctx))
+    for (auto& g : c->entries)
+      if (g.exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(g.exec));
   if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamSynchronize(ctx.graph_stream));
   if (ctx.held_arena) SDFC_GPU_CHECK(ctx, gpuFree(ctx.held_arena));
   for (void* p : ctx.retired_arenas) SDFC_GPU_CHECK(ctx, gpuFree(p));
@@ -357,13 +383,10 @@ inline void destroy(Context& ctx) {
   ctx.held_arena_bytes = 0;
   ctx.retired_arenas.clear();
   if (ctx.graph_stream) SDFC_GPU_CHECK(ctx, gpuStreamDestroy(ctx.graph_stream));
-  for (auto& g : ctx.segments)
-    if (g.exec) SDFC_GPU_CHECK(ctx, gpuGraphExecDestroy(g.exec));
   ctx.segments.clear();
-  ctx.graph_exec = nullptr;
+  ctx.graphs = GraphCache{};
   ctx.graph_stream = nullptr;
   ctx.graph_mode = false;
-  ctx.graph_key.clear();
   for (Event e : ctx.events)
     if (e) SDFC_GPU_CHECK(ctx, gpuEventDestroy(e));
   if (ctx.cross_call) SDFC_GPU_CHECK(ctx, gpuEventDestroy(ctx.cross_call));
@@ -586,8 +609,8 @@ inline bool enable_pool(Context& ctx, std::uint64_t release_threshold) {
 // its host code once with every stream in capture mode (nothing executes): graph_stream is the
 // origin, the internal streams join through the usual fork events; the captured graph then
 // replaces the cached one, updated in place when the runtime can (same topology: new pointers or
-// sizes of the same kernels), re-instantiated otherwise. One graph per instance: alternating
-// between two argument sets re-captures every call (and updates in place).
+// sizes of the same kernels), re-instantiated otherwise. Up to kGraphCacheEntries graphs per call
+// (and per segment), by argument bytes: alternating between a few argument sets replays them all.
 
 /// One argument's bytes, as the generated code lists them for the key.
 struct GraphArg {
@@ -620,6 +643,13 @@ inline void store_key(std::vector<unsigned char>& key, const GraphArg* args, std
   }
 }
 
+/// How many captures ended in the instance's graph caches (the call's and every segment's).
+inline int graph_captures(Context& ctx) {
+  int n = 0;
+  for (GraphCache* c : graph_caches(ctx)) n += c->captures;
+  return n;
+}
+
 /// Creates the capture's origin stream (once); init calls it for graph-mode programs.
 inline bool enable_graphs(Context& ctx) {
   if (ctx.graph_mode) return true;
@@ -628,8 +658,24 @@ inline bool enable_graphs(Context& ctx) {
   return true;
 }
 
-inline bool graph_key_matches(const Context& ctx, const GraphArg* args, std::size_t n) {
-  return ctx.graph_exec && same_key(ctx.graph_key, args, n);
+/// The cached graph captured with these argument bytes (now the most recently used), or null.
+inline CachedGraph* cached_graph(GraphCache& c, const GraphArg* args, std::size_t n) {
+  for (auto& g : c.entries)
+    if (g.exec && same_key(g.key, args, n)) {
+      g.used = ++c.clock;
+      return &g;
+    }
+  return nullptr;
+}
+
+/// The entry a new capture goes into: a free one, a new one while there are fewer than
+/// kGraphCacheEntries, else the least recently used (its graph is updated or replaced).
+inline CachedGraph& graph_slot(GraphCache& c) {
+  for (auto& g : c.entries)
+    if (!g.exec) return g;
+  if (c.entries.size() < kGraphCacheEntries) return c.entries.emplace_back();
+  return *std::min_element(c.entries.begin(), c.entries.end(),
+                           [](const CachedGraph& a, const CachedGraph& b) { return a.used < b.used; });
 }
 
 /// True when the last call with these argument bytes did host work: this call runs without a
@@ -638,21 +684,22 @@ inline bool graph_plain(const Context& ctx, const GraphArg* args, std::size_t n)
   return ctx.plain_known && same_key(ctx.plain_key, args, n);
 }
 
-/// Launches the cached graph as the call's work: after the previous call, on the anchor; then the
+/// Launches a cached graph as the call's work: after the previous call, on the anchor; then the
 /// call's end (cross-call event; without an external stream, the host waits).
-inline bool graph_launch(Context& ctx) {
+inline bool graph_launch(Context& ctx, GraphExec exec) {
   bool ok = order_after_previous_call(ctx);
   Stream anchor = anchor_stream(ctx);
-  ok = SDFC_GPU_CHECK(ctx, gpuGraphLaunch(ctx.graph_exec, anchor)) && ok;
+  ok = SDFC_GPU_CHECK(ctx, gpuGraphLaunch(exec, anchor)) && ok;
   return end_call(ctx) && ok;
 }
 
 /// The call's start in graph mode: true when the cached graph was replayed (the call is done);
 /// false when the caller must run the program's host code, which then captures (graph_end ends it).
 inline bool graph_replay(Context& ctx, const GraphArg* args, std::size_t n) {
-  if (!graph_key_matches(ctx, args, n)) return false;
+  CachedGraph* g = cached_graph(ctx.graphs, args, n);
+  if (!g) return false;
   drain_pending_error();
-  graph_launch(ctx);
+  graph_launch(ctx, g->exec);
   return true;
 }
 
@@ -683,13 +730,10 @@ inline bool end_capture(Context& ctx, Graph* graph) {
 
 /// Forgets every cached graph (their kernels point into memory that is about to be freed).
 inline void drop_graphs(Context& ctx) {
-  if (ctx.graph_exec) (void)gpuGraphExecDestroy(ctx.graph_exec);  // freed when its launches finish
-  ctx.graph_exec = nullptr;
-  ctx.graph_key.clear();
-  for (auto& g : ctx.segments) {
-    if (g.exec) (void)gpuGraphExecDestroy(g.exec);
-    g.exec = nullptr;
-    g.key.clear();
+  for (GraphCache* c : graph_caches(ctx)) {
+    for (auto& g : c->entries)
+      if (g.exec) (void)gpuGraphExecDestroy(g.exec);  // freed when its launches finish
+    c->entries.clear();
   }
 }
 
@@ -736,33 +780,35 @@ inline void graph_abandon(Context& ctx, const GraphArg* args, std::size_t n) {
   ctx.plain_known = true;
 }
 
-/// Ends a capture into the cached graph `exec` with `key`: on success `exec` runs the captured
-/// graph (updated in place, or instantiated) and `key` holds the argument bytes; false when the
-/// capture or the host code (`failed`) stopped with an error, or was abandoned: the capture is
-/// discarded and the cached graph dropped, so the next call captures afresh.
-inline bool finish_capture(Context& ctx, GraphExec& exec, std::vector<unsigned char>& key, const GraphArg* args,
-                           std::size_t n, bool failed) {
+/// Ends a capture into `cache` (graph_slot): on success returns the graph that runs it (updated in
+/// place, or instantiated), cached with the argument bytes; null when the capture or the host code
+/// (`failed`) stopped with an error, or was abandoned: the capture is discarded (the cache keeps
+/// the graphs of other argument bytes), so the next call with these bytes captures afresh.
+inline GraphExec finish_capture(Context& ctx, GraphCache& cache, const GraphArg* args, std::size_t n, bool failed) {
   Graph graph = nullptr;
   bool ok = end_capture(ctx, &graph);
-  key.clear();
   if (ok && !failed && !ctx.error.set) {
-    ok = update_or_instantiate(ctx, exec, graph);
+    CachedGraph& slot = graph_slot(cache);
+    slot.key.clear();
+    ok = update_or_instantiate(ctx, slot.exec, graph);
     (void)gpuGraphDestroy(graph);
-    if (ok) store_key(key, args, n);
-    return ok;
+    if (!ok) return nullptr;
+    store_key(slot.key, args, n);
+    slot.used = ++cache.clock;
+    ++cache.captures;
+    return slot.exec;
   }
   if (graph) (void)gpuGraphDestroy(graph);
-  if (exec) (void)gpuGraphExecDestroy(exec);
-  exec = nullptr;
   (void)gpuGetLastError();
-  return false;
+  return nullptr;
 }
 
 /// Ends the call's capture: the graph becomes the cached one with the call's key and is launched
 /// as the call's work. `failed`: the host code stopped with an error; then nothing is launched and
 /// the cached graph is dropped.
 inline bool graph_end(Context& ctx, const GraphArg* args, std::size_t n, bool failed) {
-  return finish_capture(ctx, ctx.graph_exec, ctx.graph_key, args, n, failed) && graph_launch(ctx);
+  GraphExec exec = finish_capture(ctx, ctx.graphs, args, n, failed);
+  return exec && graph_launch(ctx, exec);
 }
 
 // ------------------------------------------------------------------------------ graph segments
@@ -806,10 +852,9 @@ class Segment {
   Segment(Context& ctx, int id, const GraphArg* args, std::size_t n, const int* ids, std::size_t count)
       : ctx_(ctx), id_(id), args_(args), n_(n), ids_(ids), count_(count) {
     if (ctx.segments.size() <= static_cast<std::size_t>(id)) ctx.segments.resize(static_cast<std::size_t>(id) + 1);
-    Context::SegmentGraph& g = ctx.segments[static_cast<std::size_t>(id)];
     join_streams(ctx, ids, count);
-    if (g.exec && same_key(g.key, args, n)) {
-      SDFC_GPU_CHECK(ctx, gpuGraphLaunch(g.exec, anchor_stream(ctx)));
+    if (CachedGraph* g = cached_graph(ctx.segments[static_cast<std::size_t>(id)], args, n)) {
+      SDFC_GPU_CHECK(ctx, gpuGraphLaunch(g->exec, anchor_stream(ctx)));
       fork_streams(ctx, ids, count);
       return;
     }
@@ -833,17 +878,16 @@ class Segment {
       return;
     }
     capturing_ = false;
-    Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
-    if (!finish_capture(ctx_, g.exec, g.key, args_, n_, failed)) return;
-    SDFC_GPU_CHECK(ctx_, gpuGraphLaunch(g.exec, anchor_stream(ctx_)));
+    GraphExec exec = finish_capture(ctx_, ctx_.segments[static_cast<std::size_t>(id_)], args_, n_, failed);
+    if (!exec) return;
+    SDFC_GPU_CHECK(ctx_, gpuGraphLaunch(exec, anchor_stream(ctx_)));
     fork_streams(ctx_, ids_, count_);
   }
 
   /// An unfinished capture (the host code returned or threw) is ended and discarded.
   ~Segment() {
     if (!capturing_) return;
-    Context::SegmentGraph& g = ctx_.segments[static_cast<std::size_t>(id_)];
-    (void)finish_capture(ctx_, g.exec, g.key, args_, n_, /*failed=*/true);
+    (void)finish_capture(ctx_, ctx_.segments[static_cast<std::size_t>(id_)], args_, n_, /*failed=*/true);
   }
 
  private:
