@@ -85,6 +85,26 @@ __global__ void __launch_bounds__(256) stencil_rows(const double* __restrict__ A
     }                                                                     \
   } while (0)
 
+/// Microseconds per call of `p` queued on caller's stream `cs` (CUDA events around `calls` calls,
+/// after one warm-up call).
+double queued_call_us(sdfc::Program& p, cudaStream_t cs, int calls) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  p.set_external_stream(cs);
+  p.call();
+  CHECK(cudaEventRecord(e0, cs));
+  for (int r = 0; r < calls; ++r) p.call();
+  CHECK(cudaEventRecord(e1, cs));
+  CHECK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  p.set_external_stream(nullptr);
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  return ms / calls * 1e3;
+}
+
 /// Whether to run section k (1-7 above): all, unless $SDFC_GPU_BENCH_SECTIONS lists some ("5", "1,5").
 bool run_section(int k) {
   const char* only = std::getenv("SDFC_GPU_BENCH_SECTIONS");
@@ -670,16 +690,7 @@ int main() {
             p.set_array("z" + std::to_string(k), xs[8 + k], m);
           }
           p.set_value("N", m);
-          p.set_external_stream(cs);
-          p.call();
-          const int calls = 50;
-          CHECK(cudaEventRecord(e0, cs));
-          for (int r = 0; r < calls; ++r) p.call();
-          CHECK(cudaEventRecord(e1, cs));
-          CHECK(cudaEventSynchronize(e1));
-          CHECK(cudaEventElapsedTime(&ms, e0, e1));
-          p.set_external_stream(nullptr);
-          per_call[joined] = ms / calls * 1e3;
+          per_call[joined] = queued_call_us(p, cs, 50);
         }
         std::printf(
             "| two states x 4 kernels (%s), shift %d | joined per state: %.1f us | chained: %.1f us | %.2f x |\n",
@@ -724,16 +735,7 @@ int main() {
         }
         p.set_value("N", m);
         p.set_value("T", T);
-        p.set_external_stream(cs);
-        p.call();
-        const int calls = 20;
-        CHECK(cudaEventRecord(e0, cs));
-        for (int r = 0; r < calls; ++r) p.call();
-        CHECK(cudaEventRecord(e1, cs));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        p.set_external_stream(nullptr);
-        per_call[joined] = ms / calls * 1e3;
+        per_call[joined] = queued_call_us(p, cs, 20);
       }
       std::printf(
           "| time loop of %d iterations, two states x 4 kernels (%s) | joined per iteration: %.1f us | "

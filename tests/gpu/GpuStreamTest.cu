@@ -263,6 +263,76 @@ TEST(GpuStream, EveryCorpusProgramBehindABusyCallersStream) {
   std::printf("[   NOTE   ] %d program x stream-mode runs behind a busy caller's stream\n", ran);
 }
 
+namespace {
+
+/// Four device arrays each of x, y and z (n doubles), as the two-state, loop and branch programs of
+/// tests/TwoStages.h name them.
+struct StageArrays {
+  int n;
+  std::vector<double*> x = std::vector<double*>(4), y = std::vector<double*>(4), z = std::vector<double*>(4);
+  explicit StageArrays(int count) : n(count) {
+    for (auto* v : {&x, &y, &z})
+      for (auto& p : *v) EXPECT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  }
+  ~StageArrays() {
+    for (auto* v : {&x, &y, &z})
+      for (auto* p : *v) cudaFree(p);
+  }
+  StageArrays(const StageArrays&) = delete;
+  StageArrays& operator=(const StageArrays&) = delete;
+
+  void bind(sdfc::Program& p, bool with_z = true) {
+    for (int k = 0; k < 4; ++k) {
+      p.set_array("x" + std::to_string(k), x[k], n);
+      p.set_array("y" + std::to_string(k), y[k], n);
+      if (with_z) p.set_array("z" + std::to_string(k), z[k], n);
+    }
+    p.set_value("N", n);
+  }
+  /// On `s`: x_k[i] = base + 10000 k + i; y and z zeroed (a missing event shows as a wrong sum).
+  void refill(cudaStream_t s, double base) {
+    for (int k = 0; k < 4; ++k) {
+      ::fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], base + 10000.0 * k, n);
+      EXPECT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
+      EXPECT_EQ(cudaMemsetAsync(z[k], 0, n * sizeof(double), s), cudaSuccess);
+    }
+  }
+  /// Checks every element of `a`: want(i).
+  template <typename Want>
+  void expect(double* a, const std::string& what, Want want) {
+    std::vector<double> h(static_cast<std::size_t>(n));
+    ASSERT_EQ(cudaMemcpy(h.data(), a, n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(h[static_cast<std::size_t>(i)], want(i)) << what << "[" << i << "]";
+  }
+};
+
+/// Calls `p` after the work queued on `s`: behind a still busy caller's stream `s` (external), or
+/// blocking once `s` finished; returns when the results are visible.
+void call_after(sdfc::Program& p, cudaStream_t s, bool external) {
+  if (external)
+    spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
+  else
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  p.call();
+  if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+}
+
+/// A two-state or loop program's shape: shift, joined, and --gpu-streams.
+struct StageConfig {
+  int shift;
+  bool joined;
+  int streams;
+};
+
+sdfc::Program compile_cuda(const std::string& sdfg, int streams) {
+  sdfc::Options o;
+  o.target = "cuda";
+  o.gpu_streams = streams;
+  return sdfc::Program::compile_string(sdfg, o);
+}
+
+}  // namespace
+
 // Schedules across states (tests/TwoStages.h): two dependent states of four kernels each, the
 // second state's kernels reading first-state results of their own stream (shift 0) or of another
 // stream (shift 1, an event across the state boundary), chained (no join between the states) or
@@ -271,69 +341,39 @@ TEST(GpuStream, EveryCorpusProgramBehindABusyCallersStream) {
 // stale or half-written input; every element of every output is checked on every call.
 TEST(GpuStream, ChainedStatesGiveTheirResultsInEveryStreamMode) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const int n = 3000;
   const int reps[2][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}};
-  std::vector<double*> x(4), y(4), z(4);
-  for (auto* v : {&x, &y, &z})
-    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  StageArrays a(3000);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  struct Config {
-    int shift;
-    bool joined;
-    int streams;
-  };
-  std::vector<Config> configs;  // 10 programs (each compiled once: nvcc's time)
+  std::vector<StageConfig> configs;  // 10 programs (each compiled once: nvcc's time)
   for (int shift : {0, 1})
     for (bool joined : {false, true})
       for (int streams : {0, 4}) configs.push_back({shift, joined, streams});
   configs.push_back({1, false, 1});
   configs.push_back({1, false, 2});
   int runs = 0;
-  for (const Config& c : configs)
+  for (const StageConfig& c : configs) {
+    sdfc::Program p = compile_cuda(sdfc::test::two_stages(reps, c.shift, c.joined), c.streams);
+    a.bind(p);
     for (bool external : {true, false}) {
       SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " joined " << c.joined << " --gpu-streams "
                                         << c.streams << " caller's stream " << external);
-      sdfc::Options o;
-      o.target = "cuda";
-      o.gpu_streams = c.streams;
-      sdfc::Program p = sdfc::Program::compile_string(sdfc::test::two_stages(reps, c.shift, c.joined), o);
-      for (int k = 0; k < 4; ++k) {
-        p.set_array("x" + std::to_string(k), x[k], n);
-        p.set_array("y" + std::to_string(k), y[k], n);
-        p.set_array("z" + std::to_string(k), z[k], n);
-      }
-      p.set_value("N", n);
       p.set_external_stream(external ? s : nullptr);
       for (int round = 0; round < 3; ++round) {
         double base = 1000.0 * (round + 1) + 100.0 * c.shift;
+        a.refill(s, base);
+        call_after(p, s, external);
         for (int k = 0; k < 4; ++k) {
-          fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], base + 10000.0 * k, n);
-          // Stale values in y and z: a missing event shows as a wrong sum.
-          ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
-          ASSERT_EQ(cudaMemsetAsync(z[k], 0, n * sizeof(double), s), cudaSuccess);
-        }
-        if (external)
-          spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
-        else
-          ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        p.call();
-        if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        for (int k = 0; k < 4; ++k) {
-          std::vector<double> h(n);
-          ASSERT_EQ(cudaMemcpy(h.data(), z[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-          int j = (k + c.shift) % 4;
-          for (int i = 0; i < n; ++i)
-            ASSERT_EQ(h[i], sdfc::test::two_stages_expected(reps, c.shift, k, base + 10000.0 * j + i))
-                << "z" << k << "[" << i << "] round " << round;
+          double x = base + 10000.0 * ((k + c.shift) % 4);
+          a.expect(a.z[k], "z" + std::to_string(k) + ", round " + std::to_string(round),
+                   [&](int i) { return sdfc::test::two_stages_expected(reps, c.shift, k, x + i); });
         }
       }
-      p.set_external_stream(nullptr);
       ++runs;
     }
+    p.set_external_stream(nullptr);
+  }
   cudaStreamDestroy(s);
-  for (auto* v : {&x, &y, &z})
-    for (auto* p : *v) cudaFree(p);
   std::printf("[   NOTE   ] %d runs of two-state programs, 3 calls each, every element checked\n", runs);
 }
 
@@ -345,63 +385,37 @@ TEST(GpuStream, ChainedStatesGiveTheirResultsInEveryStreamMode) {
 // after each of 3 calls, behind a busy caller's stream and blocking.
 TEST(GpuStream, LoopsCarryingTheirStreamsGiveTheirResultsInEveryStreamMode) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const int n = 3000, T = 7;
+  const int T = 7;
   const int reps[2][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}};
-  std::vector<double*> x(4), y(4);
-  for (auto* v : {&x, &y})
-    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  StageArrays a(3000);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  struct Config {
-    int shift;
-    bool joined;
-    int streams;
-  };
-  std::vector<Config> configs{{1, false, 0}, {1, false, 1}, {1, false, 2}, {1, false, 4}, {0, false, 4}, {1, true, 4}};
+  std::vector<StageConfig> configs{{1, false, 0}, {1, false, 1}, {1, false, 2},
+                                   {1, false, 4}, {0, false, 4}, {1, true, 4}};
   int runs = 0;
-  for (const Config& c : configs) {
-    sdfc::Options o;
-    o.target = "cuda";
-    o.gpu_streams = c.streams;
-    sdfc::Program p = sdfc::Program::compile_string(sdfc::test::loop_stages(reps, c.shift, c.joined, true), o);
-    for (int k = 0; k < 4; ++k) {
-      p.set_array("x" + std::to_string(k), x[k], n);
-      p.set_array("y" + std::to_string(k), y[k], n);
-    }
-    p.set_value("N", n);
+  for (const StageConfig& c : configs) {
+    sdfc::Program p = compile_cuda(sdfc::test::loop_stages(reps, c.shift, c.joined, true), c.streams);
+    a.bind(p, false);
     p.set_value("T", T);
     for (bool external : {true, false}) {
       SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " joined " << c.joined << " --gpu-streams "
                                         << c.streams << " caller's stream " << external);
       p.set_external_stream(external ? s : nullptr);
       for (int round = 0; round < 3; ++round) {
-        std::vector<double> x0(4);
-        for (int k = 0; k < 4; ++k) {
-          x0[static_cast<std::size_t>(k)] = 1000.0 * (round + 1) + 10000.0 * k;
-          fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], x0[static_cast<std::size_t>(k)], n);
-          ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
-        }
-        if (external)
-          spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
-        else
-          ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        p.call();
-        if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        double base = 1000.0 * (round + 1);
+        a.refill(s, base);
+        call_after(p, s, external);
+        std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
         std::vector<double> want = sdfc::test::loop_stages_expected(reps, c.shift, true, T, x0);
-        for (int k = 0; k < 4; ++k) {
-          std::vector<double> h(n);
-          ASSERT_EQ(cudaMemcpy(h.data(), x[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-          for (int i = 0; i < n; ++i)
-            ASSERT_EQ(h[i], want[static_cast<std::size_t>(k)] + i) << "x" << k << "[" << i << "] round " << round;
-        }
+        for (int k = 0; k < 4; ++k)
+          a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
+                   [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
       }
       ++runs;
     }
     p.set_external_stream(nullptr);
   }
   cudaStreamDestroy(s);
-  for (auto* v : {&x, &y})
-    for (auto* p : *v) cudaFree(p);
   std::printf(
       "[   NOTE   ] %d runs of time loops over two states (7 iterations), 3 calls each, every element checked\n", runs);
 }
@@ -411,25 +425,14 @@ TEST(GpuStream, LoopsCarryingTheirStreamsGiveTheirResultsInEveryStreamMode) {
 // setting, behind a busy caller's stream and blocking, over 3 calls each.
 TEST(GpuStream, BranchesContinuingAChainGiveTheirResultsInEveryStreamMode) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const int n = 3000;
   const int reps[3][4] = {{400, 20, 20, 20}, {20, 400, 400, 400}, {30, 30, 30, 300}};
-  std::vector<double*> x(4), y(4), z(4);
-  for (auto* v : {&x, &y, &z})
-    for (auto& p : *v) ASSERT_EQ(cudaMalloc(&p, n * sizeof(double)), cudaSuccess);
+  StageArrays a(3000);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   int runs = 0;
   for (int streams : {0, 1, 2, 4}) {
-    sdfc::Options o;
-    o.target = "cuda";
-    o.gpu_streams = streams;
-    sdfc::Program p = sdfc::Program::compile_string(sdfc::test::branch_stages(reps, 1), o);
-    for (int k = 0; k < 4; ++k) {
-      p.set_array("x" + std::to_string(k), x[k], n);
-      p.set_array("y" + std::to_string(k), y[k], n);
-      p.set_array("z" + std::to_string(k), z[k], n);
-    }
-    p.set_value("N", n);
+    sdfc::Program p = compile_cuda(sdfc::test::branch_stages(reps, 1), streams);
+    a.bind(p);
     for (bool then : {true, false})
       for (bool external : {true, false}) {
         SCOPED_TRACE(::testing::Message()
@@ -438,24 +441,12 @@ TEST(GpuStream, BranchesContinuingAChainGiveTheirResultsInEveryStreamMode) {
         p.set_external_stream(external ? s : nullptr);
         for (int round = 0; round < 3; ++round) {
           double base = 1000.0 * (round + 1);
+          a.refill(s, base);
+          call_after(p, s, external);
           for (int k = 0; k < 4; ++k) {
-            fill<<<(n + 255) / 256, 256, 0, s>>>(x[k], base + 10000.0 * k, n);
-            ASSERT_EQ(cudaMemsetAsync(y[k], 0, n * sizeof(double), s), cudaSuccess);
-            ASSERT_EQ(cudaMemsetAsync(z[k], 0, n * sizeof(double), s), cudaSuccess);
-          }
-          if (external)
-            spin<<<1, 1, 0, s>>>(2000);  // the caller's stream is still busy when the call starts
-          else
-            ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-          p.call();
-          if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-          for (int k = 0; k < 4; ++k) {
-            std::vector<double> h(n);
-            ASSERT_EQ(cudaMemcpy(h.data(), z[k], n * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-            int j = then ? (k + 1) % 4 : k;
-            for (int i = 0; i < n; ++i)
-              ASSERT_EQ(h[i], sdfc::test::branch_stages_expected(reps, 1, then, k, base + 10000.0 * j + i))
-                  << "z" << k << "[" << i << "] round " << round;
+            double x = base + 10000.0 * (then ? (k + 1) % 4 : k);
+            a.expect(a.z[k], "z" + std::to_string(k) + ", round " + std::to_string(round),
+                     [&](int i) { return sdfc::test::branch_stages_expected(reps, 1, then, k, x + i); });
           }
         }
         ++runs;
@@ -463,8 +454,6 @@ TEST(GpuStream, BranchesContinuingAChainGiveTheirResultsInEveryStreamMode) {
     p.set_external_stream(nullptr);
   }
   cudaStreamDestroy(s);
-  for (auto* v : {&x, &y, &z})
-    for (auto* p : *v) cudaFree(p);
   std::printf("[   NOTE   ] %d runs of branches continuing a chain, 3 calls each, every element checked\n", runs);
 }
 

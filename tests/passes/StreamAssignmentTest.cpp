@@ -162,6 +162,14 @@ std::unique_ptr<SDFG> two_stages_scheduled(int shift, bool joined, int streams, 
   return sdfg;
 }
 
+/// With `waiter`'s events removed, the verifier (4 streams) reports exactly `race`.
+void expect_race_without_events(SDFG& sdfg, Node& waiter, const std::string& race) {
+  waiter.wait_events.clear();
+  SyncReport r = verify_sync(sdfg, cuda_streams(4));
+  ASSERT_EQ(r.races.size(), 1u);
+  EXPECT_EQ(r.races[0], race);
+}
+
 Node& kernel(SDFG& sdfg, int state, const std::string& label) {
   for (auto& n : sdfg.root.blocks[static_cast<std::size_t>(state)]->nodes)
     if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
@@ -197,13 +205,10 @@ TEST(Synchronization, AKernelWaitsAcrossTheStateBoundaryForTheOneItReads) {
   }
   ASSERT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
   // Without the wait, the verifier finds the race across the state boundary.
-  kernel(*sdfg, 1, "b2").wait_events.clear();
-  SyncReport r = verify_sync(*sdfg, cuda_streams(4));
-  ASSERT_EQ(r.races.size(), 1u);
-  EXPECT_EQ(
-      r.races[0],
-      "kernel a3 in state \"first\" writes on stream 3 and kernel b2 in state \"second\" reads on stream 2 are not "
-      "ordered (container y3)");
+  expect_race_without_events(
+      *sdfg, kernel(*sdfg, 1, "b2"),
+      "kernel a3 in state \"first\" writes on stream 3 and kernel b2 in state \"second\" reads on "
+      "stream 2 are not ordered (container y3)");
 }
 
 TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
@@ -256,12 +261,9 @@ TEST(Synchronization, StreamsCarryTheirWorkAcrossLoopIterations) {
   SyncReport r = verify_sync(*sdfg, cuda_streams(4));
   EXPECT_TRUE(r.ok()) << r.races.front();
   // Without the wait for the previous iteration, the verifier finds the race across the back edge.
-  loop_kernel(*sdfg, 0, "a0").wait_events.clear();
-  SyncReport broken = verify_sync(*sdfg, cuda_streams(4));
-  ASSERT_EQ(broken.races.size(), 1u);
-  EXPECT_EQ(broken.races[0],
-            "kernel b1 in state \"back\" writes on stream 1 and kernel a0 in state \"step\" reads on stream 0 are not "
-            "ordered (container x1)");
+  expect_race_without_events(*sdfg, loop_kernel(*sdfg, 0, "a0"),
+                             "kernel b1 in state \"back\" writes on stream 1 and kernel a0 in state \"step\" reads on "
+                             "stream 0 are not ordered (container x1)");
 }
 
 TEST(Synchronization, ALoopWithoutAChainBodyJoinsEveryIteration) {
@@ -311,13 +313,10 @@ TEST(Synchronization, BranchesContinueTheChainBeforeThem) {
     EXPECT_TRUE(r.ok()) << streams << ": " << r.races.front();
   }
   // Without b0's event, the verifier finds the race across the conditional's entry.
-  branch_kernel(0, "b0").wait_events.clear();
-  SyncReport broken = verify_sync(*sdfg, cuda_streams(4));
-  ASSERT_EQ(broken.races.size(), 1u);
-  EXPECT_EQ(
-      broken.races[0],
-      "kernel a1 in state \"first\" writes on stream 1 and kernel b0 in state \"second\" reads on stream 0 are not "
-      "ordered (container y1)");
+  expect_race_without_events(
+      *sdfg, branch_kernel(0, "b0"),
+      "kernel a1 in state \"first\" writes on stream 1 and kernel b0 in state \"second\" reads on "
+      "stream 0 are not ordered (container y1)");
 }
 
 namespace {
