@@ -400,6 +400,18 @@ class Synchronizer {
     return along;
   }
 
+  /// Plans the states `chain` of region `r` (state_chain) one after the other with `planner`, none
+  /// joining; `p` is pending before the first. Returns what is pending after the last.
+  Pending plan_chain(Block& r, const std::vector<int>& chain, Pending p, EventPlanner& planner) {
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      if (i > 0)
+        for (auto& e : r.cf_edges)
+          if (e.dst == chain[i]) p = cross(e, p);
+      p = state(*r.blocks[static_cast<std::size_t>(chain[i])], p, planner, false);
+    }
+    return p;
+  }
+
   /// Plans the body of a loop whose streams carry their work across iterations (its states `chain`,
   /// see state_chain), `in` pending at the loop test; returns what is pending after one iteration.
   /// Two iterations are planned with one planner: the second orders each operation after the
@@ -413,14 +425,8 @@ class Synchronizer {
     Pending first;
     for (int iteration = 0; iteration < 2; ++iteration) {
       accumulate_waits_ = iteration == 1;
-      Pending p = in;  // host waits: the loop's own fixpoint adds what the previous iteration left
-      for (std::size_t i = 0; i < chain.size(); ++i) {
-        Block& st = *loop.blocks[static_cast<std::size_t>(chain[i])];
-        if (i > 0)
-          for (auto& e : loop.cf_edges)
-            if (e.dst == chain[i]) p = cross(e, p);
-        p = state(st, p, planner, false);
-      }
+      // Host waits: the loop's own fixpoint adds what the previous iteration left pending.
+      Pending p = plan_chain(loop, chain, in, planner);
       if (iteration == 0) first = p;
     }
     accumulate_waits_ = false;
@@ -457,15 +463,7 @@ class Synchronizer {
     for (auto& [cond, body] : c.branches) {
       has_else |= !cond.has_value();
       EventPlanner planner = before;
-      Pending p = in;
-      std::vector<int> chain = state_chain(sdfg_, *body);
-      for (std::size_t i = 0; i < chain.size(); ++i) {
-        if (i > 0)
-          for (auto& e : body->cf_edges)
-            if (e.dst == chain[i]) p = cross(e, p);
-        p = state(*body->blocks[static_cast<std::size_t>(chain[i])], p, planner, false);
-      }
-      out.merge(p);
+      out.merge(plan_chain(*body, state_chain(sdfg_, *body), in, planner));
       auto u = planner.used();
       used.insert(u.begin(), u.end());
     }
