@@ -212,6 +212,7 @@ class Program:
         self._init_error_fn = _function(library, path, "__sdfc_init_error", ctypes.c_char_p, [], required=False)
         self._device_alloc_fn = _function(library, path, "__sdfc_device_alloc", void_p, [ctypes.c_size_t], False)
         self._device_free_fn = _function(library, path, "__sdfc_device_free", None, [void_p], False)
+        self._graph_captures_fn = _function(library, path, "__sdfc_graph_captures", ctypes.c_int, [void_p], False)
         self._library = library
 
         # The C argument array: pointers to a slot holding each array's data pointer, or to a
@@ -746,6 +747,15 @@ class Program:
             if why is not None:
                 raise Error(f"program '{self.name}': {_text(why)}")
         self._stream = pointer
+
+    @property
+    def graph_captures(self):
+        """Graph mode (``--gpu-graph``): how many times the program captured its GPU work since
+        it was initialized (calls whose arguments match one of its last 4 captures replay it).
+        0 for programs that never captured (CPU programs, GPU programs without graphs)."""
+        if self._state is None or self._graph_captures_fn is None:
+            return 0
+        return self._graph_captures_fn(self._state)
 
     def _synchronize_producers(self, streams):
         """Waits for the streams that device arrays were produced on (their CUDA array interface's

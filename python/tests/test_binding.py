@@ -39,6 +39,7 @@ def test_symbols_are_inferred_from_array_shapes(axpy):
     x, y = np.arange(8.0), np.ones(8)
     axpy(x=x, y=y, a=2.0)  # N = 8 from x and y
     np.testing.assert_array_equal(y, 2.0 * np.arange(8.0) + 1.0)
+    assert axpy.graph_captures == 0  # a CPU program never captures a graph
 
 
 def test_a_given_symbol_must_agree_with_the_shapes(axpy):

@@ -63,6 +63,7 @@ TEST(Api, CompilesBindsByNameAndCalls) {
   p.call();
   EXPECT_EQ(y[9], 2 * (2.0 * 9) + 1.0);
   EXPECT_EQ(y[10], 2.0 * 10 + 1.0);
+  EXPECT_EQ(p.graph_captures(), 0);  // a CPU program never captures a graph
 }
 
 TEST(Api, BadBindingsAreReportedAndNothingRuns) {
