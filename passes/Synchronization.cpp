@@ -185,26 +185,26 @@ bool places_transient(const SDFG& sdfg, const Block* st) {
   return false;
 }
 
-/// The states of region `loop` (a loop body, or a conditional's branch) in order when it is one chain
+/// The states of `region` (a loop body, or a conditional's branch) in order when it is one chain
 /// of states, empty otherwise: it starts at its start state, each state's one edge (unconditional)
 /// leads to the next, which has no other predecessor, and the last has none; at most kMaxChain
 /// states, none placing a transient. Streams carry their work across the iterations of a loop whose
 /// body is one, and from the chain before a conditional into its branches when each is one. (A
 /// break, continue, branch or inner loop in the body makes it none.)
-std::vector<int> state_chain(const SDFG& sdfg, const Block& loop) {
-  auto n = loop.blocks.size();
+std::vector<int> state_chain(const SDFG& sdfg, const Block& region) {
+  auto n = region.blocks.size();
   if (n == 0 || n > static_cast<std::size_t>(kMaxChain)) return {};
   std::vector<const InterstateEdge*> out(n, nullptr);
   std::vector<int> in_edges(n, 0);
-  for (auto& e : loop.cf_edges) {
+  for (auto& e : region.cf_edges) {
     auto S = static_cast<std::size_t>(e.src);
     if (out[S] || !e.unconditional()) return {};
     out[S] = &e;
     ++in_edges[static_cast<std::size_t>(e.dst)];
   }
   std::vector<int> chain;
-  for (int b = std::max(0, start_of(loop)); b >= 0 && chain.size() < n;) {
-    const Block& st = *loop.blocks[static_cast<std::size_t>(b)];
+  for (int b = std::max(0, start_of(region)); b >= 0 && chain.size() < n;) {
+    const Block& st = *region.blocks[static_cast<std::size_t>(b)];
     if (st.kind != BlockKind::State || places_transient(sdfg, &st)) return {};
     if (!chain.empty() && in_edges[static_cast<std::size_t>(b)] != 1) return {};
     chain.push_back(b);
