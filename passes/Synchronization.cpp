@@ -68,6 +68,14 @@ bool intersects(const std::set<std::string>& a, const std::map<std::string, std:
   return false;
 }
 
+/// Makes `b` join `streams` (none of them 0) into stream 0 at its end: each records an event that
+/// stream 0 waits for. A stream keeps the event id an earlier round of the fixpoint gave it.
+void set_joins(Block& b, const std::set<int>& streams, int& next_event) {
+  std::map<int, int> old(b.join_events.begin(), b.join_events.end());
+  b.join_events.clear();
+  for (int s : streams) b.join_events.emplace_back(s, old.count(s) ? old[s] : next_event++);
+}
+
 /// Events between the streams of a chain of states (one state, or states that follow each other
 /// without a branch, see `chain_links`). Each operation gets a sequence number on its stream and a
 /// vector clock (how far it knows every other stream to be); an operation waits for a conflicting
@@ -158,15 +166,14 @@ class EventPlanner {
   /// Records on `b` the fork of `forks` at its start and, with `join`, the join at its end of every
   /// stream whose work stream 0 does not know yet. Events keep their ids across the fixpoint's rounds.
   void fork_and_join(Block& b, const std::set<int>& forks, bool join) {
-    std::map<int, int> old_joins(b.join_events.begin(), b.join_events.end());
     b.fork_streams.assign(forks.begin(), forks.end());
-    b.join_events.clear();
+    std::set<int> joins;
     if (join)
       for (int s : used_) {
         auto S = static_cast<std::size_t>(s);
-        if (s != 0 && clock_[0][S] < clock_[S][S])
-          b.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+        if (s != 0 && clock_[0][S] < clock_[S][S]) joins.insert(s);
       }
+    set_joins(b, joins, next_event_);
     if (b.fork_streams.empty())
       b.fork_event = -1;
     else if (b.fork_event < 0)
@@ -468,10 +475,8 @@ class Synchronizer {
       used.insert(u.begin(), u.end());
     }
     if (!has_else) out.merge(in);
-    std::map<int, int> old_joins(c.join_events.begin(), c.join_events.end());
-    c.join_events.clear();
-    for (int s : used)
-      if (s != 0) c.join_events.emplace_back(s, old_joins.count(s) ? old_joins[s] : next_event_++);
+    used.erase(0);
+    set_joins(c, used, next_event_);
     out.joined();
     return out;
   }
