@@ -545,6 +545,14 @@ int main() {
       pgs.set_external_stream(gs);
       // The same chain through arguments only (no arena): what the transients cost in a graph.
       sdfc::Program pga = sdfc::Program::compile_string(chain(k, false), graph);
+      // --fuse-maps: the chain is one map (one kernel, the transients registers); in a graph,
+      // blocking and on the caller's stream, and in stream mode.
+      sdfc::Options fused = graph, fused_plain = plain;
+      fused.fuse_maps = fused_plain.fuse_maps = true;
+      sdfc::Program pf = sdfc::Program::compile_string(chain(k), fused);
+      sdfc::Program pfs = sdfc::Program::compile_string(chain(k), fused);
+      pfs.set_external_stream(gs);
+      sdfc::Program pfp = sdfc::Program::compile_string(chain(k), fused_plain);
       for (int i = 0; i <= k; ++i) pga.set_array("t" + std::to_string(i), bufs[i], 1024);
       pga.set_value("N", static_cast<std::int64_t>(1024));
       pga.call();
@@ -556,13 +564,15 @@ int main() {
       bind(ps, 1024, false);
       bind(pg, 1024, false);
       bind(pgs, 1024, false);
+      for (sdfc::Program* p : {&pf, &pfs, &pfp}) bind(*p, 1024, false);
       ps.call();
       pg.call();
       pgs.call();
+      for (sdfc::Program* p : {&pf, &pfs, &pfp}) p->call();
       CHECK(cudaStreamSynchronize(gs));
       // interleaved rounds; median batch (microseconds per call)
       std::vector<double> t_replay_sync, t_replay, t_work_sync, t_work, t_plain, t_graph, t_graph_args, t_graph_stream,
-          t_swap;
+          t_swap, t_fused, t_fused_stream, t_fused_plain;
       for (int round = 0; round < rounds; ++round) {
         t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < batch; ++r) {
@@ -604,6 +614,16 @@ int main() {
         }
         t_swap.push_back(seconds_since(t0) / (batch / 10) * 1e6);
         bind(pg, 1024, false);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pf.call();
+        t_fused.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pfs.call();
+        CHECK(cudaStreamSynchronize(gs));
+        t_fused_stream.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pfp.call();
+        t_fused_plain.push_back(seconds_since(t0) / batch * 1e6);
       }
       double floor_sync = median(t_replay_sync), floor_bare = median(t_replay);
       std::printf(
@@ -629,13 +649,24 @@ int main() {
           median(t_graph_stream), median(t_graph_stream) / floor_bare, median(t_graph_stream) / work_bare);
       std::printf("|   --gpu-graph, pointers swapped every call | %.1f us | %.2f x unchanged pointers |\n",
                   median(t_swap), median(t_swap) / median(t_graph));
+      std::printf("|   --gpu-graph --fuse-maps (one kernel), blocking | %.1f us | %.2f x replay + sync |\n",
+                  median(t_fused), median(t_fused) / floor_sync);
+      std::printf("|   --gpu-graph --fuse-maps, caller's stream | %.1f us | %.2f x bare replay |\n",
+                  median(t_fused_stream), median(t_fused_stream) / floor_bare);
+      std::printf("|   --fuse-maps (stream mode, no graph), blocking | %.1f us | %.2f x replay + sync |\n",
+                  median(t_fused_plain), median(t_fused_plain) / floor_sync);
       if (k == 10) {
         bind(ps, 16777216, false);
         bind(pg, 16777216, false);
+        bind(pf, 16777216, false);
         ps.call();
         pg.call();
-        std::vector<double> big_plain, big_graph;
+        pf.call();
+        std::vector<double> big_plain, big_graph, big_fused;
         for (int round = 0; round < 5; ++round) {
+          t0 = std::chrono::steady_clock::now();
+          for (int r = 0; r < 10; ++r) pf.call();
+          big_fused.push_back(seconds_since(t0) / 10 * 1e3);
           t0 = std::chrono::steady_clock::now();
           for (int r = 0; r < 10; ++r) ps.call();
           big_plain.push_back(seconds_since(t0) / 10 * 1e3);
@@ -645,6 +676,8 @@ int main() {
         }
         std::printf("|   N = 16,777,216: stream mode %.3f ms, --gpu-graph %.3f ms | %.3f x |\n", median(big_plain),
                     median(big_graph), median(big_graph) / median(big_plain));
+        std::printf("|   N = 16,777,216: --gpu-graph --fuse-maps %.3f ms | %.3f x stream mode |\n", median(big_fused),
+                    median(big_fused) / median(big_plain));
       }
       CHECK(cudaGraphExecDestroy(ge));
       CHECK(cudaGraphDestroy(g));

@@ -12,6 +12,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
 #include "lang/PythonTasklet.h"
 #include "passes/Legalize.h"
@@ -49,13 +50,13 @@ void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id,
       // nodes and for the map's exit (each a copy between the two containers at the path's ends).
       for (const DataEdge* e : adj(st).in[static_cast<std::size_t>(id)])
         if (edge_role(st, *e) == EdgeRole::ScopeCopyIn) {
-          emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w, parallel);
+          emit_copy(c, st, *e, walk::edge_pointer(st, ptr, static_cast<std::size_t>(e - st.edges.data())), w, parallel);
           lowered(st, *e, EdgeRole::ScopeCopyIn);
         }
       for (const DataEdge* e : adj(st).out[static_cast<std::size_t>(id)]) {
         EdgeRole role = edge_role(st, *e);
         if (role != EdgeRole::Copy && role != EdgeRole::ScopeCopyOut) continue;
-        emit_copy(c, st, *e, ptr + "/edges/" + std::to_string(e - st.edges.data()), w, parallel);
+        emit_copy(c, st, *e, walk::edge_pointer(st, ptr, static_cast<std::size_t>(e - st.edges.data())), w, parallel);
         lowered(st, *e, role);
       }
       break;
@@ -101,7 +102,7 @@ void Emitter::lowered_scope(const Block& st, int entry) {
 void Emitter::emit_map(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
   const Node& n = st.node(id);
   const MapInfo& m = n.map;
-  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::string np = walk::node_pointer(st, ptr, static_cast<std::size_t>(id));
   lowered_scope(st, id);
   SDFC_ASSERT(gpu_ || !is_gpu_schedule(m.schedule), "GPU schedule on the cpu not legalized: " + np);
   if (m.schedule == ScheduleType::GPU_Device && !c.in_kernel) {
@@ -235,7 +236,7 @@ void Emitter::emit_write(const std::string& target, const std::string& value, DT
 
 void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
   const Node& n = st.node(id);
-  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::string np = walk::node_pointer(st, ptr, static_cast<std::size_t>(id));
   const ScopeIndex& ad = adj(st);
   TaskletScope scope =
       python_tasklet_scope(*c.sdfg, st, id, ad.in[static_cast<std::size_t>(id)], ad.out[static_cast<std::size_t>(id)]);
@@ -288,7 +289,7 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     for (const DataEdge* ek : es) {
       std::size_t ei = static_cast<std::size_t>(ek - st.edges.data());
       writes.push_back({element(c, ek->memlet.data, starts(*ek->memlet.subset), np), out.name, t, ek,
-                        ptr + "/edges/" + std::to_string(ei)});
+                        walk::edge_pointer(st, ptr, ei)});
     }
   }
   // A connector named like a container or symbol would shadow it in its own binding
@@ -383,7 +384,7 @@ void Emitter::emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::s
 
 void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
   const Node& n = st.node(id);
-  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::string np = walk::node_pointer(st, ptr, static_cast<std::size_t>(id));
   const SDFG& inner = *n.sdfg;
   std::vector<std::string> conns;
   for (auto& x : n.in_connectors) conns.push_back(x.name);

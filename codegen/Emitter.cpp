@@ -13,6 +13,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
 #include "lang/PythonTasklet.h"
 #include "passes/Legalize.h"
@@ -22,7 +23,7 @@ namespace sdfc::codegen {
 void Emitter::begin_state(const Block& st, const std::string& ptr) {
   for (std::size_t i = 0; i < st.edges.size(); ++i)
     SDFC_ASSERT(edge_role(st, st.edges[i]) != EdgeRole::Unsupported,
-                "edge role not legalized: " + ptr + "/edges/" + std::to_string(i));
+                "edge role not legalized: " + walk::edge_pointer(st, ptr, i));
   ledger_[&st] = Ledger{ptr, std::vector<int>(st.nodes.size(), 0), std::vector<int>(st.edges.size(), 0)};
 }
 
@@ -32,9 +33,9 @@ void Emitter::lowered(const Block& st, int node) {
 
 void Emitter::lowered(const Block& st, const DataEdge& e, EdgeRole as) {
   std::size_t i = static_cast<std::size_t>(&e - st.edges.data());
-  SDFC_ASSERT(edge_role(st, e) == as, fmt::format("{}: edge {} ({}) lowered as a {}", file_,
-                                                  ledger_.at(&st).ptr + "/edges/" + std::to_string(i),
-                                                  to_string(edge_role(st, e)), to_string(as)));
+  SDFC_ASSERT(edge_role(st, e) == as,
+              fmt::format("{}: edge {} ({}) lowered as a {}", file_, walk::edge_pointer(st, ledger_.at(&st).ptr, i),
+                          to_string(edge_role(st, e)), to_string(as)));
   ++ledger_.at(&st).edges.at(i);
 }
 

@@ -11,6 +11,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/Signature.h"
+#include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
 #include "lang/PythonTasklet.h"
 #include "passes/Legalize.h"
@@ -25,7 +26,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
   const int* block = st.node(id).kernel->block;
   const Node& n = st.node(id);
   const MapInfo& m = n.map;
-  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::string np = walk::node_pointer(st, ptr, static_cast<std::size_t>(id));
   std::size_t dims = m.params.size();
   const char* axis[] = {"x", "y", "z"};
   int threads = block[0] * block[1] * block[2];
@@ -71,7 +72,7 @@ void GpuEmitter::emit_kernel(Ctx& c, const Block& st, const std::string& ptr, in
   auto dyn = dynamic_range_inputs(*c.sdfg, st, id);
   if (dyn.empty()) return emit_kernel_launch(c, st, ptr, id, w);
   w.open("");
-  declare_dynamic_inputs(c, st, dyn, ptr + "/nodes/" + std::to_string(id), w);
+  declare_dynamic_inputs(c, st, dyn, walk::node_pointer(st, ptr, static_cast<std::size_t>(id)), w);
   emit_kernel_launch(c, st, ptr, id, w);
   w.close();
 }
@@ -109,7 +110,7 @@ void GpuEmitter::kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, st
 void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) {
   const Node& n = st.node(id);
   const MapInfo& m = n.map;
-  std::string np = ptr + "/nodes/" + std::to_string(id);
+  std::string np = walk::node_pointer(st, ptr, static_cast<std::size_t>(id));
   SDFC_ASSERT(n.kernel, "GPU map not outlined (outline-kernels): " + np);
   const KernelPlan& plan = *n.kernel;
   std::size_t dims = m.params.size();

@@ -44,6 +44,7 @@ CompileOptions to_compile_options(const Options& o) {
   if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
   c.gpu_streams = o.gpu_streams;
   c.gpu_graph = o.gpu_graph;
+  c.fuse_maps = o.fuse_maps;
   if (o.blas == "vendor")
     c.blas = BlasMode::Vendor;
   else if (!o.blas.empty() && o.blas != "pure")

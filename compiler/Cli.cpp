@@ -93,6 +93,10 @@ compile options (also for run):
                           tasklets, host waits) splits the call into graph segments, the rest
                           runs without a graph; a program with no part free of host work is
                           refused; ignored on the cpu
+  --fuse-maps             merge each chain of maps of one state that continue each other point by
+                          point (same schedule and ranges; what one writes, the next reads at
+                          the same point, through transients nothing else uses) into one map:
+                          one kernel on the GPU, the transients between them become registers
   --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
                           (default) expands them into maps; vendor calls CBLAS on host data
                           (links Debian's libblas) and cuBLAS on GPU data, on the node's stream
@@ -145,7 +149,8 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
                           SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
-  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph   as for sdfc compile
+  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph, --fuse-maps
+                          as for sdfc compile
                           (they decide the passes)
 )";
 
@@ -255,6 +260,8 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
     o.gpu_streams = static_cast<int>(n);
   } else if (args[i] == "--gpu-graph") {
     o.gpu_graph = true;
+  } else if (args[i] == "--fuse-maps") {
+    o.fuse_maps = true;
   } else if (args[i] == "--no-cache") {
     o.use_cache = false;
   } else {
@@ -275,6 +282,7 @@ CompileOptions to_compile(const Options& o) {
   c.gpu_streams = o.gpu_streams;
   c.blas = o.blas == "vendor" ? BlasMode::Vendor : BlasMode::Pure;
   c.gpu_graph = o.gpu_graph;
+  c.fuse_maps = o.fuse_maps;
   return c;
 }
 

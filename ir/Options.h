@@ -27,6 +27,9 @@ struct CompileOptions {
   /// GPU targets: record the call's GPU work once as a graph and replay it (the gpu-graph pass
   /// checks that the program allows it).
   bool gpu_graph = false;
+  /// fuse-maps: merge chains of maps that continue each other point by point (through transients
+  /// nothing else uses) into one map, one kernel on the GPU.
+  bool fuse_maps = false;
   /// The generated library prints each refused call's message on stderr once (set by
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;

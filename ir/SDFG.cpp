@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "ir/Diagnostic.h"
+
 namespace sdfc {
 
 const Connector* Node::find_in(const std::string& n) const {
@@ -138,6 +140,42 @@ const char* to_string(NodeKind k) {
 bool is_scope_passage(const Block& st, const DataEdge& e) {
   return (st.node(e.dst).kind == NodeKind::MapEntry && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) ||
          (st.node(e.src).kind == NodeKind::MapExit && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0);
+}
+
+void remove_edges(Block& state, const std::set<std::size_t>& edges) {
+  std::vector<DataEdge> kept;
+  for (std::size_t i = 0; i < state.edges.size(); ++i) {
+    if (edges.count(i)) continue;
+    DataEdge& e = state.edges[i];
+    if (e.file_id < 0) e.file_id = static_cast<int>(i);
+    kept.push_back(std::move(e));
+  }
+  state.edges = std::move(kept);
+}
+
+void remove_nodes(Block& state, const std::set<int>& nodes) {
+  std::vector<int> new_id(state.nodes.size(), -1);
+  std::vector<std::unique_ptr<Node>> kept;
+  for (std::size_t v = 0; v < state.nodes.size(); ++v) {
+    if (nodes.count(static_cast<int>(v))) continue;
+    new_id[v] = static_cast<int>(kept.size());
+    if (state.nodes[v]->file_id < 0) state.nodes[v]->file_id = static_cast<int>(v);
+    kept.push_back(std::move(state.nodes[v]));
+  }
+  auto renumber = [&](int& id, const char* what) {
+    if (id < 0) return;
+    SDFC_ASSERT(new_id[static_cast<std::size_t>(id)] >= 0, std::string("removed node still referenced by ") + what);
+    id = new_id[static_cast<std::size_t>(id)];
+  };
+  for (auto& e : state.edges) {
+    renumber(e.src, "an edge");
+    renumber(e.dst, "an edge");
+  }
+  for (auto& n : kept) {
+    renumber(n->scope_entry, "a scope");
+    renumber(n->scope_exit, "a scope");
+  }
+  state.nodes = std::move(kept);
 }
 
 int start_of(const Block& region) {

@@ -197,6 +197,10 @@ struct Node {
   /// outline-kernels: set on every GPU_Device map entry outside a kernel.
   std::optional<KernelPlan> kernel;
 
+  /// The node's id in the file once a pass renumbered its state (fuse-maps removes nodes); -1:
+  /// its position is its id. Diagnostics point at `/nodes/<file id>` (walk::node_pointer).
+  int file_id = -1;
+
   explicit Node(NodeKind k) : kind(k) {}
   const Connector* find_in(const std::string& name) const;
   const Connector* find_out(const std::string& name) const;
@@ -251,6 +255,8 @@ struct DataEdge {
   /// lower-wcr: set on every edge with a write-conflict resolution that the code generator prints
   /// as a write (tasklet outputs and copies).
   std::optional<WcrLowering> wcr_lowering;
+  /// The edge's index in the file once a pass renumbered its state's edges; -1: its position.
+  int file_id = -1;
 };
 
 /// Whether `conn`, an in-connector of a map entry, is a dynamic range input (DaCe's rule: every
@@ -384,6 +390,12 @@ struct SDFG {
 /// An edge into a map entry's IN_ connector or out of a map exit's OUT_ connector: an inner node of
 /// a memlet tree, whose leaves say what is accessed.
 bool is_scope_passage(const Block& state, const DataEdge& e);
+
+/// Removes edges `edges` of `state`; the others keep their file ids (DataEdge::file_id).
+void remove_edges(Block& state, const std::set<std::size_t>& edges);
+/// Removes nodes `nodes` of `state`, which no edge may touch; the others are renumbered (edges,
+/// scope_entry, scope_exit) and keep their file ids (Node::file_id).
+void remove_nodes(Block& state, const std::set<int>& nodes);
 
 /// The block a region starts at, as DaCe decides it: the only block without incoming edges when
 /// there is exactly one (whatever `start_block` says: DaCe's GPU transformation leaves stale

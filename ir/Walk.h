@@ -35,6 +35,16 @@ inline std::string node_pointer(const std::string& state, std::size_t i) {
 inline std::string edge_pointer(const std::string& state, std::size_t i) {
   return state + "/edges/" + std::to_string(i);
 }
+/// Node `i` / edge `i` of `st` by its id in the file, which differs from its position once a pass
+/// removed nodes or edges (fuse-maps).
+inline std::string node_pointer(const Block& st, const std::string& state, std::size_t i) {
+  int f = st.nodes.at(i)->file_id;
+  return node_pointer(state, f < 0 ? i : static_cast<std::size_t>(f));
+}
+inline std::string edge_pointer(const Block& st, const std::string& state, std::size_t i) {
+  int f = st.edges.at(i).file_id;
+  return edge_pointer(state, f < 0 ? i : static_cast<std::size_t>(f));
+}
 inline std::string nested_sdfg_pointer(const std::string& node) {
   return node + "/attributes/sdfg";
 }
@@ -66,7 +76,7 @@ void for_each_sdfg(S& sdfg, const std::string& pointer, Fn&& fn) {
     if (b.kind != BlockKind::State) return;
     for (std::size_t i = 0; i < b.nodes.size(); ++i)
       if (b.nodes[i]->kind == NodeKind::NestedSDFG && b.nodes[i]->sdfg)
-        for_each_sdfg(*b.nodes[i]->sdfg, nested_sdfg_pointer(node_pointer(bp, i)), fn);
+        for_each_sdfg(*b.nodes[i]->sdfg, nested_sdfg_pointer(node_pointer(b, bp, i)), fn);
   });
 }
 
@@ -83,7 +93,7 @@ template <typename S, typename Fn>
 void for_each_node(S& sdfg, const std::string& pointer, Fn&& fn) {
   for_each_state(sdfg, pointer, [&](BlockOf<S>& st, const std::string& sp) {
     for (std::size_t i = 0; i < st.nodes.size(); ++i)
-      fn(st, static_cast<int>(i), static_cast<NodeOf<S>&>(*st.nodes[i]), node_pointer(sp, i));
+      fn(st, static_cast<int>(i), static_cast<NodeOf<S>&>(*st.nodes[i]), node_pointer(st, sp, i));
   });
 }
 

@@ -120,7 +120,7 @@ class Checker {
     };
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       Node& n = *st.nodes[i];
-      std::string np = walk::node_pointer(sp, i);
+      std::string np = walk::node_pointer(st, sp, i);
       if (n.scope_entry >= 0) continue;  // inside a kernel (device code) or a host map (refused below)
       if (!n.host_waits.empty()) refuse(np, fmt::format("node \"{}\" waits for the GPU on the host", n.label));
       switch (n.kind) {
@@ -146,7 +146,7 @@ class Checker {
       if (src.kind != NodeKind::Access || dst.kind != NodeKind::Access || e.memlet.data.empty()) continue;
       if (src.scope_entry >= 0) continue;
       if (e.stream < 0 || unstable_host(src.data) || unstable_host(dst.data))
-        refuse(walk::edge_pointer(sp, i),
+        refuse(walk::edge_pointer(st, sp, i),
                fmt::format("the copy {} -> {} is host code or reads or writes host memory whose address changes "
                            "between calls",
                            src.data, dst.data));

@@ -126,13 +126,13 @@ class Legalizer {
   void state(const SDFG& s, const Block& st, const std::string& sp) {
     for (std::size_t i = 0; i < st.edges.size(); ++i) {
       EdgeRole role = edge_role(st, st.edges[i]);
-      if (role == EdgeRole::Unsupported) error(walk::edge_pointer(sp, i), edge_role_problem(st, st.edges[i]));
+      if (role == EdgeRole::Unsupported) error(walk::edge_pointer(st, sp, i), edge_role_problem(st, st.edges[i]));
       if (role == EdgeRole::Copy || role == EdgeRole::ScopeCopyIn || role == EdgeRole::ScopeCopyOut)
-        copy(s, st, st.edges[i], walk::edge_pointer(sp, i));
+        copy(s, st, st.edges[i], walk::edge_pointer(st, sp, i));
     }
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       const Node& n = *st.nodes[i];
-      std::string np = walk::node_pointer(sp, i);
+      std::string np = walk::node_pointer(st, sp, i);
       connectors(n, np);
       if (n.kind == NodeKind::MapEntry && is_gpu_schedule(n.map.schedule) && options_.target == Target::CPU)
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",

@@ -92,7 +92,7 @@ class WcrLowerer {
                : role == EdgeRole::ScopeCopyIn                                                             ? e.dst
                                                                                                            : -1;
       if (at < 0) continue;
-      std::string ep = walk::edge_pointer(sp, i);
+      std::string ep = walk::edge_pointer(st, sp, i);
       Place p = place_of(st, at, outer);
       bool copy = role != EdgeRole::TaskletOutput;
       if (copy && e.stream >= 0 && !p.in_kernel) {
@@ -120,7 +120,8 @@ class WcrLowerer {
     for (std::size_t v = 0; v < st.nodes.size(); ++v) {
       Node& n = *st.nodes[v];
       if (n.kind == NodeKind::NestedSDFG && n.sdfg)
-        sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(sp, v)), place_of(st, static_cast<int>(v), outer));
+        sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(st, sp, v)),
+             place_of(st, static_cast<int>(v), outer));
     }
   }
 

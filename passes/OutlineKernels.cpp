@@ -100,7 +100,7 @@ class Outliner {
       for (int e = n.scope_entry; e >= 0 && !in_kernel; e = st.node(e).scope_entry)
         in_kernel = st.node(e).map.schedule == ScheduleType::GPU_Device;
       if (in_kernel) continue;  // nested SDFGs in kernels are device functions: nothing to outline
-      std::string np = walk::node_pointer(sp, v);
+      std::string np = walk::node_pointer(st, sp, v);
       if (n.kind == NodeKind::MapEntry && n.map.schedule == ScheduleType::GPU_Device) {
         if (!ix) ix.emplace(st);
         n.kernel = plan(s, st, *ix, id, np, declared);

@@ -8,6 +8,7 @@
 #include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
 #include "passes/FoldViews.h"
+#include "passes/FuseMaps.h"
 #include "passes/GpuGraph.h"
 #include "passes/Legalize.h"
 #include "passes/LowerWcr.h"
@@ -39,6 +40,9 @@ const std::vector<Pass>& passes() {
       {"fold-views", fold_views},
       // normalize next: every later pass reads explicit schedules, storage and connector types.
       {"normalize", normalize},
+      // after normalize (explicit schedules and storage) and before transient-lifetimes, which
+      // places the scalars fusion leaves in the fused scope.
+      {"fuse-maps", fuse_maps},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.
       {"transient-lifetimes", assign_transient_lifetimes},
       // streams before synchronization: the waits depend on which work runs where.

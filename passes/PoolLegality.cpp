@@ -58,7 +58,7 @@ void check_places(const SDFG& sdfg, const std::string& ptr, const std::string& k
       const Node& n = *b->nodes[i];
       if (n.kind != NodeKind::NestedSDFG || !n.sdfg) continue;
       int k = kernel.empty() ? enclosing_kernel(*b, n.scope_entry) : -1;
-      check_places(*n.sdfg, bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
+      check_places(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(*b, bp, i)),
                    !kernel.empty() ? kernel
                    : k >= 0        ? b->node(k).map.label
                                    : "");

@@ -45,7 +45,7 @@ void place_transients(SDFG& sdfg, const std::string& ptr, bool in_kernel) {
           states[n.data].insert(&b);
         }
         if (n.kind == NodeKind::NestedSDFG)
-          nested.push_back({n.sdfg.get(), bp + "/nodes/" + std::to_string(i) + "/attributes/sdfg",
+          nested.push_back({n.sdfg.get(), walk::nested_sdfg_pointer(walk::node_pointer(b, bp, i)),
                             in_kernel || enclosing_kernel(b, n.scope_entry) >= 0});
       }
     for (std::size_t i = 0; i < b.blocks.size(); ++i) walk(*b.blocks[i], bp + "/nodes/" + std::to_string(i));

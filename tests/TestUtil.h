@@ -16,12 +16,14 @@
 #include <vector>
 
 #include "CorpusKnown.h"
+#include "compiler/Compile.h"
 #include "compiler/Convert.h"
 #include "ir/Diagnostic.h"
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
 #include "ir/Walk.h"
+#include "passes/Pipeline.h"
 #include "sdfc/sdfc.h"
 
 namespace sdfc::test {
@@ -279,6 +281,29 @@ inline void expect_same_outputs(const nlohmann::json& expected, const std::map<s
     }
     EXPECT_EQ(bad, 0) << name << " differs between configurations (" << what << ")";
   }
+}
+
+/// The map scopes of `sdfg` and of the SDFGs nested in it.
+inline int map_count(const SDFG& sdfg) {
+  int maps = 0;
+  walk::for_each_sdfg(sdfg, "", [&](const SDFG& s, const std::string&) {
+    walk::for_each_node(
+        s, "", [&](const Block&, int, const Node& n, const std::string&) { maps += n.kind == NodeKind::MapEntry; });
+  });
+  return maps;
+}
+
+/// The map scopes of the SDFG in file `path` after the pipeline up to fuse-maps, with fusion on or
+/// off: fewer with it on when fusion merges maps.
+inline int maps_after_fusion(const std::string& path, bool fuse, Target target = Target::CPU) {
+  auto sdfg = load_sdfg_file(path);
+  CompileOptions o;
+  o.target = target;
+  o.fuse_maps = fuse;
+  PipelineHooks hooks;
+  hooks.stop_after = "fuse-maps";
+  run_pipeline(*sdfg, o, hooks);
+  return map_count(*sdfg);
 }
 
 }  // namespace sdfc::test

@@ -90,6 +90,7 @@ def compile(
     gpu_arch=None,
     blas=None,
     gpu_graph=False,
+    fuse_maps=False,
     use_cache=True,
     dace_layout=None,
     compiler=None,
@@ -103,6 +104,7 @@ def compile(
     the SDFG declares); ``gpu_streams`` the number of internal GPU streams; ``gpu_arch`` the GPU
     architecture (``sm_90``, ``gfx90a``); ``blas`` "pure" or "vendor" (BLAS nodes as loops, or
     as CBLAS / cuBLAS calls); ``gpu_graph=True`` replays each call's GPU work as a CUDA/HIP graph;
+    ``fuse_maps=True`` merges chains of maps that continue each other point by point into one map;
     ``use_cache=False`` bypasses sdfc's build cache;
     ``dace_layout`` a folder passed as ``--dace-layout``; ``compiler`` the sdfc executable (see
     :func:`find_compiler`).
@@ -137,6 +139,8 @@ def compile(
         options += ["--blas", blas]
     if gpu_graph:
         options.append("--gpu-graph")
+    if fuse_maps:
+        options.append("--fuse-maps")
     if dace_layout is not None:
         options += ["--dace-layout", os.fspath(dace_layout)]
     if not use_cache:

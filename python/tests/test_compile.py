@@ -83,6 +83,7 @@ def test_options_reach_sdfc(tmp_path):
             gpu_arch="sm_90",
             blas="vendor",
             gpu_graph=True,
+            fuse_maps=True,
             use_cache=False,
             dace_layout=tmp_path / "layout",
             output=tmp_path / "axpy.so",
@@ -90,7 +91,7 @@ def test_options_reach_sdfc(tmp_path):
     arguments = (tmp_path / "arguments").read_text().split()
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
-        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor --gpu-graph "
+        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor --gpu-graph --fuse-maps "
         f"--dace-layout {tmp_path / 'layout'} --no-cache"
     )
 
@@ -101,6 +102,16 @@ def test_vendor_blas_reproduces_dace(compiler, corpus):
     file = "fe_rowdot_views_s/program_libnodes.sdfg"
     inputs, expected = case_json(file, "inputs.json"), case_json(file, "expected.json")
     with sdfc.compile(corpus / file, compiler=compiler, blas="vendor") as program:
+        arrays = arrays_of(inputs)
+        program(**call_arguments(program, inputs, arrays, False))
+    assert not mismatches(expected, arrays)
+
+
+def test_fused_maps_reproduce_dace(compiler, corpus):
+    """fuse_maps=True: forkjoin2x2_s's five maps become one, and the outputs stay DaCe's."""
+    file = "forkjoin2x2_s/program.sdfg"
+    inputs, expected = case_json(file, "inputs.json"), case_json(file, "expected.json")
+    with sdfc.compile(corpus / file, compiler=compiler, fuse_maps=True) as program:
         arrays = arrays_of(inputs)
         program(**call_arguments(program, inputs, arrays, False))
     assert not mismatches(expected, arrays)

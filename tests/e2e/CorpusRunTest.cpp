@@ -71,12 +71,13 @@ bool refused_as_known(const std::string& file, const Options& options) {
 
 /// Compiles a corpus file with a transient mode ("" = as declared), runs it on its case's inputs,
 /// compares with DaCe's outputs, and returns the outputs for comparison across modes.
-std::map<std::string, TypedArray> reproduce(const std::string& file, const std::string& mode) {
+std::map<std::string, TypedArray> reproduce(const std::string& file, const std::string& mode, bool fuse = false) {
   std::string dir = corpus_dir() + "/" + case_of(file);
   auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
   auto expected = nlohmann::json::parse(slurp(dir + "/expected.json"));
   Options options;
   options.transients = mode;
+  options.fuse_maps = fuse;
   Program p = Program::compile_file(corpus_dir() + "/" + file, options);
   Expected frame = expected_frame(file);
   EXPECT_EQ(p.name(), frame.name);
@@ -115,6 +116,18 @@ TEST_P(CorpusRun, ReproducesDaCeInEveryMemoryMode) {
     expect_same_outputs(expected, declared, reproduce(GetParam(), mode), tolerant,
                         std::string("as declared vs --transients ") + mode);
   }
+}
+
+/// --fuse-maps: every file in which fusion merges maps still gives DaCe's results (the others
+/// compile to the same program as without it).
+TEST_P(CorpusRun, ReproducesDaCeWithFusedMaps) {
+  if (find_known_unsupported(GetParam())) GTEST_SKIP() << "known unsupported (see ReproducesDaCe)";
+  std::string path = corpus_dir() + "/" + GetParam();
+  int before = maps_after_fusion(path, false), after = maps_after_fusion(path, true);
+  ASSERT_LE(after, before);
+  if (after == before) GTEST_SKIP() << "no maps to fuse";
+  std::printf("NOTE: --fuse-maps: %s: %d map scopes -> %d\n", GetParam().c_str(), before, after);
+  reproduce(GetParam(), "", true);
 }
 
 /// GT4Py's metrics code (program.sdfg of the GT4Py cases): with gt_metrics_level 0 nothing is

@@ -219,6 +219,42 @@ TEST_P(GpuCorpus, SeveralStreamsOnTheGpu) {
   }
 }
 
+/// --fuse-maps on the GPU: every program in which fusion merges maps gives DaCe's results with one
+/// stream; with SDFC_GPU_MODES=1 (the GPU script) also with several streams, pooled and persistent
+/// transients, and as a replayed graph.
+TEST_P(GpuCorpus, FusedMapsOnTheGpu) {
+  SKIP_KNOWN_UNSUPPORTED();
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found: CUDA tests skipped";
+  std::string path = corpus_dir() + "/" + GetParam();
+  int before = maps_after_fusion(path, false, Target::CUDA), after = maps_after_fusion(path, true, Target::CUDA);
+  if (after == before) GTEST_SKIP() << "no maps to fuse";
+  std::printf("NOTE: --fuse-maps: %s: %d map scopes -> %d\n", GetParam().c_str(), before, after);
+  std::string case_dir = corpus_dir() + "/" + GetParam().substr(0, GetParam().find('/'));
+  struct Mode {
+    int streams;
+    const char* transients;
+    bool graph;
+  };
+  std::vector<Mode> modes = {{0, "", false}};
+  if (std::getenv("SDFC_GPU_MODES"))
+    modes.insert(modes.end(), {{2, "", false}, {4, "pool", false}, {1, "persistent", false}, {2, "", true}});
+  for (const Mode& m : modes) {
+    SCOPED_TRACE(
+        fmt::format("--gpu-streams {} --transients {}{}", m.streams, m.transients, m.graph ? " --gpu-graph" : ""));
+    Options o;
+    o.target = "cuda";
+    o.fuse_maps = true;
+    o.gpu_streams = m.streams;
+    o.transients = m.transients;
+    o.gpu_graph = m.graph;
+    try {
+      if (!run_and_compare(case_dir, path, o)) GTEST_SKIP() << "no GPU device: compiled for CUDA, not run";
+    } catch (const Error& e) {
+      if (!m.graph || std::string(e.what()).find("--gpu-graph: ") == std::string::npos) throw;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, GpuCorpus, ::testing::ValuesIn(gpu_files()),
                          [](const auto& info) { return param_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuCorpus);

@@ -48,6 +48,7 @@ struct Options {
   bool use_cache = true;       ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
   std::string blas;            ///< "" or "pure": BLAS nodes as loops; "vendor": CBLAS / cuBLAS calls
   bool gpu_graph = false;      ///< GPU targets: replay the call's GPU work as a CUDA/HIP graph
+  bool fuse_maps = false;      ///< merge chains of elementwise maps through transients into one map
 };
 
 /// One argument of a program, in DaCe's order.
