@@ -78,7 +78,7 @@ phase_build() {
 }
 
 phase_tests() {
-  sharded gpu_tests '*Gpu*' 8 300 SDFC_GPU_MODES=1
+  sharded gpu_tests '*Gpu*' 8 420 SDFC_GPU_MODES=1
 }
 
 # Compiles every corpus GPU program with --gpu-streams 0, 1, 2 and 4 on all cores, as the stream
