@@ -13,7 +13,8 @@
 #              plainly and with a 200 us spin before each launch
 #   delayed    race exposure: every program with several streams, the seed, and the BLAS library nodes
 #              (pure and cuBLAS calls, several streams), with the spin delays
-#   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck
+#   sanitizer  sdfc run of every corpus GPU program, plain and under compute-sanitizer memcheck (also
+#              with --fuse-maps --gpu-streams 2)
 #   python     the Python package's tests (CuPy, PyTorch) and its call-overhead benchmark
 #   mpi        the MPI halo-exchange sample with 2 ranks on the GPU (and on the CPU)
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
@@ -133,12 +134,15 @@ run_one() {
   compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/sdfc" run "$f" --target cuda --inputs "$c/inputs.json" \
     > /dev/null 2> "$logs/memcheck_$n.log"
   echo "memcheck $n rc=$?"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/sdfc" run "$f" --target cuda --fuse-maps --gpu-streams 2 \
+    --inputs "$c/inputs.json" > /dev/null 2> "$logs/memcheck_fused_$n.log"
+  echo "memcheck --fuse-maps --gpu-streams 2 $n rc=$?"
 }
 export -f run_one
 export bin logs
 
 phase_sanitizer() {
-  ls "$SDFC_CORPUS"/*/program_gpu*.sdfg | timeout 200 xargs -P 6 -I{} bash -c 'run_one {}' > "$logs/runs.txt" 2>&1
+  ls "$SDFC_CORPUS"/*/program_gpu*.sdfg | timeout 300 xargs -P 6 -I{} bash -c 'run_one {}' > "$logs/runs.txt" 2>&1
   say "sdfc run + memcheck: rc=$?"; sort "$logs/runs.txt" | tee -a "$summary"
 }
 
