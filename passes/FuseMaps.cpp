@@ -81,6 +81,18 @@ std::string fresh_connector(const Node& n, const std::string& base) {
   }
 }
 
+/// Adds to scope node `to` a fresh passage (IN_x and OUT_x) for passage `old` of `from`, with its
+/// type; returns x.
+std::string move_passage(const Node& from, Node& to, const std::string& old) {
+  std::string conn = fresh_connector(to, old);
+  const Connector* c = from.find_in("IN_" + old);
+  if (!c) c = from.find_out("OUT_" + old);
+  auto type = c ? c->dtype : std::nullopt;
+  to.in_connectors.push_back({"IN_" + conn, type});
+  to.out_connectors.push_back({"OUT_" + conn, type});
+  return conn;
+}
+
 void erase_connector(std::vector<Connector>& cs, const std::string& name) {
   cs.erase(std::remove_if(cs.begin(), cs.end(), [&](const Connector& c) { return c.name == name; }), cs.end());
 }
@@ -337,10 +349,7 @@ class Fuser {
       if (e.dst == b) {
         e.dst = a;
         if (e.dst_conn) {
-          std::string old = e.dst_conn->substr(3), conn = fresh_connector(ea, old);
-          auto type = eb.find_in("IN_" + old) ? eb.find_in("IN_" + old)->dtype : std::nullopt;
-          ea.in_connectors.push_back({"IN_" + conn, type});
-          ea.out_connectors.push_back({"OUT_" + conn, type});
+          std::string old = e.dst_conn->substr(3), conn = move_passage(eb, ea, old);
           e.dst_conn = "IN_" + conn;
           for (auto r : edges_out_of(st, b, "OUT_" + old)) {
             st.edges[r].src = a;
@@ -351,10 +360,7 @@ class Fuser {
       if (e.src == xb) {
         e.src = xa;
         if (e.src_conn) {
-          std::string old = e.src_conn->substr(4), conn = fresh_connector(exa, old);
-          auto type = exb.find_out("OUT_" + old) ? exb.find_out("OUT_" + old)->dtype : std::nullopt;
-          exa.in_connectors.push_back({"IN_" + conn, type});
-          exa.out_connectors.push_back({"OUT_" + conn, type});
+          std::string old = e.src_conn->substr(4), conn = move_passage(exb, exa, old);
           e.src_conn = "OUT_" + conn;
           for (auto w : edges_into(st, xb, "IN_" + old)) {
             st.edges[w].dst = xa;
