@@ -65,7 +65,8 @@ const char* kValidateHelp = R"(usage: sdfc validate FILE...
 
 Reads each SDFG file (.sdfg JSON or gzip-compressed .sdfgz) and checks it: JSON syntax, known
 node, block and descriptor types, enum values, expressions, dangling edges and connectors, map
-scopes, cycles in states, subsets provably out of bounds, and Python tasklets (translated as
+scopes, cycles in states, subsets provably out of bounds, outer memlets of map scopes that provably
+miss what the scope accesses (unpropagated memlets), and Python tasklets (translated as
 compile translates them). Each problem is printed on stderr as
   FILE: /json/pointer: error: message
 (or FILE:LINE:COLUMN: error: ... for JSON syntax errors). Prints "FILE: ok" for valid files.

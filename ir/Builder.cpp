@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "ir/Diagnostic.h"
@@ -239,18 +241,40 @@ std::pair<int, int> StateBuilder::mapped_tasklet(const std::string& label,
   for (auto& [c, _] : inputs) ins.push_back(c);
   for (auto& [c, _] : outputs) outs.push_back(c);
   int t = tasklet(label, ins, outs, code, Language::Python, entry);
-  // The outer memlet covers the inner subset over the whole map range (monotone indices).
+  // The outer memlet of a container covers every inner subset of it over the whole map range
+  // (monotone indices): per dimension the least start and the greatest end where their difference
+  // is a constant, else the whole dimension.
   std::map<std::string, Expr> lo, hi;
   for (std::size_t i = 0; i < params.size(); ++i) {
     lo[params[i]] = state_->node(entry).map.range[i].start;
     hi[params[i]] = state_->node(entry).map.range[i].end;
   }
-  auto outer_subset = [&](const Range& inner) {
+  auto outer_subset = [&](const std::string& data, const std::vector<Range>& inners) {
+    const DataDesc& d = *sdfg_->find_data(data);
     std::string s;
-    for (std::size_t i = 0; i < inner.size(); ++i) {
-      Expr a = simplify(substitute(inner[i].start, lo));
-      Expr b = simplify(make_binary(BinOp::Add, substitute(inner[i].end, hi), make_int(1)));
-      s += (i ? ", " : "") + print_expr(a) + ":" + print_expr(b);
+    for (std::size_t i = 0; i < inners[0].size(); ++i) {
+      Expr a, b;
+      bool whole = false;
+      for (const Range& inner : inners) {
+        if (inner.size() != inners[0].size())
+          builder_error(fmt::format("\"{}\" is accessed with different ranks", data));
+        Expr x = simplify(substitute(inner[i].start, lo)), y = simplify(substitute(inner[i].end, hi));
+        auto below = [](const Expr& p, const Expr& q) { return as_constant(simplify(make_binary(BinOp::Sub, p, q))); };
+        if (!a) {
+          a = x;
+          b = y;
+          continue;
+        }
+        auto da = below(x, a), db = below(y, b);
+        if (!da || !db) whole = true;
+        if (da && *da < 0) a = x;
+        if (db && *db > 0) b = y;
+      }
+      if (whole && i < d.shape.size()) {
+        a = make_int(0);
+        b = simplify(make_binary(BinOp::Sub, d.shape[i], make_int(1)));
+      }
+      s += (i ? ", " : "") + print_expr(a) + ":" + print_expr(simplify(make_binary(BinOp::Add, b, make_int(1))));
     }
     return s;
   };
@@ -264,27 +288,36 @@ std::pair<int, int> StateBuilder::mapped_tasklet(const std::string& label,
     }
     return access(data);
   };
-  std::map<std::string, bool> connected_in;
+  // Containers in the order of their first access, with every inner subset of each.
+  auto group = [&](const std::vector<std::pair<std::string, std::string>>& accesses, const char* what) {
+    std::vector<std::pair<std::string, std::vector<Range>>> out;
+    for (auto& [conn, acc] : accesses) {
+      auto split = split_access(acc);
+      const std::string& data = split.first;
+      const std::string& sub = split.second;
+      if (!sdfg_->find_data(data)) builder_error(fmt::format("{} of unknown data \"{}\"", what, data));
+      auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == data; });
+      if (it == out.end()) it = out.insert(out.end(), {data, {}});
+      it->second.push_back(parse_subset(sub));
+    }
+    return out;
+  };
+  auto in_groups = group(inputs, "input"), out_groups = group(outputs, "output");
+  auto inners_of = [](const std::vector<std::pair<std::string, std::vector<Range>>>& groups, const std::string& data) {
+    return std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == data; })->second;
+  };
+  std::set<std::string> connected_in, connected_out;
   for (auto& [conn, acc] : inputs) {
     auto [data, sub] = split_access(acc);
-    if (!sdfg_->find_data(data)) builder_error(fmt::format("input of unknown data \"{}\"", data));
-    Range inner = parse_subset(sub);
-    if (!connected_in[data]) {
-      edge(node_for(data), "", entry, "IN_" + data, data, outer_subset(inner));
-      connected_in[data] = true;
-    }
+    if (connected_in.insert(data).second)
+      edge(node_for(data), "", entry, "IN_" + data, data, outer_subset(data, inners_of(in_groups, data)));
     edge(entry, "OUT_" + data, t, conn, data, sub);
   }
-  std::map<std::string, bool> connected_out;
   for (auto& [conn, acc] : outputs) {
     auto [data, sub] = split_access(acc);
-    if (!sdfg_->find_data(data)) builder_error(fmt::format("output of unknown data \"{}\"", data));
-    Range inner = parse_subset(sub);
     edge(t, conn, exit, "IN_" + data, data, sub);
-    if (!connected_out[data]) {
-      edge(exit, "OUT_" + data, node_for(data), "", data, outer_subset(inner));
-      connected_out[data] = true;
-    }
+    if (connected_out.insert(data).second)
+      edge(exit, "OUT_" + data, node_for(data), "", data, outer_subset(data, inners_of(out_groups, data)));
   }
   return {entry, exit};
 }

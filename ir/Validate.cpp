@@ -319,6 +319,13 @@ class Validator {
       if (nd.kind == NodeKind::NestedSDFG) nested(s, nd, np);
     }
     // Edges
+    std::map<std::pair<int, std::string>, const DataEdge*> outer_passages;  // (scope node, IN_x / OUT_x)
+    for (auto& e : st.edges) {
+      if (e.dst >= 0 && e.dst < n && e.dst_conn && st.node(e.dst).kind == NodeKind::MapEntry)
+        outer_passages[{e.dst, *e.dst_conn}] = &e;
+      if (e.src >= 0 && e.src < n && e.src_conn && st.node(e.src).kind == NodeKind::MapExit)
+        outer_passages[{e.src, *e.src_conn}] = &e;
+    }
     std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
     std::map<std::pair<int, std::string>, int> in_uses, out_uses;
     for (std::size_t i = 0; i < st.edges.size(); ++i) {
@@ -406,6 +413,7 @@ class Validator {
       if (desc && e.memlet.subset && !allow_oob) {
         bounds(*desc, e.memlet.data, *e.memlet.subset, mp + "/subset");
       }
+      covered(st, e, outer_passages, mp + "/subset");
       if (e.memlet.other_subset && !allow_oob) {
         // The other subset indexes the container at the other end of the memlet's path.
         EdgeSubsets ends = edge_subsets(s, st, e);
@@ -456,6 +464,67 @@ class Validator {
                           "entry, out of it only through its exit)",
                           to_string(src.kind), node_name(src), to_string(dst.kind), node_name(dst), where(out),
                           where(dst.scope_entry)));
+  }
+
+  /// An edge inside a map scope (out of its entry's OUT_x, into its exit's IN_x) must lie within
+  /// the memlet outside (into IN_x, out of OUT_x) over the whole map range: passes order the GPU
+  /// work of a scope by its outer memlets (DaCe propagates them). Checked per dimension where the
+  /// inner index is the map parameter plus a constant (or free of the map's parameters) and the
+  /// excess is a constant.
+  void covered(const Block& st, const DataEdge& e, const std::map<std::pair<int, std::string>, const DataEdge*>& outer,
+               const std::string& ptr) {
+    int scope = -1;
+    std::string conn;
+    if (st.node(e.src).kind == NodeKind::MapEntry && e.src_conn && e.src_conn->rfind("OUT_", 0) == 0) {
+      scope = e.src;
+      conn = "IN_" + e.src_conn->substr(4);
+    } else if (st.node(e.dst).kind == NodeKind::MapExit && e.dst_conn && e.dst_conn->rfind("IN_", 0) == 0) {
+      scope = e.dst;
+      conn = "OUT_" + e.dst_conn->substr(3);
+    } else {
+      return;
+    }
+    auto it = outer.find({scope, conn});
+    int entry = st.node(scope).kind == NodeKind::MapEntry ? scope : st.node(scope).scope_entry;
+    if (it == outer.end() || entry < 0 || entry >= static_cast<int>(st.nodes.size())) return;
+    const Memlet &in = e.memlet, &out = it->second->memlet;
+    if (in.data.empty() || in.data != out.data || !in.subset || !out.subset || in.other_subset || in.dynamic ||
+        in.subset->size() != out.subset->size())
+      return;
+    const MapInfo& m = st.node(entry).map;
+    if (m.range.size() != m.params.size()) return;
+    std::map<std::string, Expr> lo, hi;
+    for (std::size_t k = 0; k < m.params.size(); ++k) {
+      lo[m.params[k]] = m.range[k].start;
+      hi[m.params[k]] = m.range[k].end;
+    }
+    for (std::size_t d = 0; d < in.subset->size(); ++d) {
+      const RangeDim &i = (*in.subset)[d], &o = (*out.subset)[d];
+      bool affine = true;
+      for (const Expr& x : {i.start, i.end}) {
+        std::set<std::string> syms;
+        free_symbols(x, syms);
+        int used = 0;
+        for (auto& p : m.params)
+          if (syms.count(p)) {
+            ++used;
+            std::set<std::string> rest;
+            free_symbols(simplify(make_binary(BinOp::Sub, x, make_symbol(p))), rest);
+            for (auto& q : m.params) affine = affine && !rest.count(q);
+          }
+        affine = affine && used <= 1;
+      }
+      if (!affine) continue;
+      auto below = as_constant(simplify(make_binary(BinOp::Sub, substitute(i.start, lo), o.start)));
+      auto above = as_constant(simplify(make_binary(BinOp::Sub, substitute(i.end, hi), o.end)));
+      if ((below && *below < 0) || (above && *above > 0))
+        error(ptr, fmt::format("the memlet of \"{}\" inside map \"{}\" reaches [{}, {}] in dimension {} over the "
+                               "map's range, outside the memlet on the scope's other side [{}, {}]; that memlet must "
+                               "cover what the scope accesses (DaCe: propagate the memlets, "
+                               "dace.sdfg.propagation.propagate_memlets_sdfg)",
+                               in.data, m.label, print_expr(simplify(substitute(i.start, lo))),
+                               print_expr(simplify(substitute(i.end, hi))), d, print_expr(o.start), print_expr(o.end)));
+    }
   }
 
   void nested(const SDFG& outer, const Node& nd, const std::string& np) {

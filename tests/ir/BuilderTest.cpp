@@ -102,3 +102,23 @@ TEST(Builder, ASecondBuildThrowsInsteadOfReturningNull) {
   ASSERT_TRUE(first);
   EXPECT_THROW(b.build(), std::logic_error);
 }
+
+/// The outer memlet of a container covers every inner access of it over the map's range (a
+/// stencil's neighbours too): passes order GPU work by the outer memlets.
+TEST(Builder, OuterMemletsCoverEveryInnerAccess) {
+  SDFGBuilder b("stencil");
+  b.symbol("N").symbol("K").array("u", DType::Float64, {"N + 2"}).array("t", DType::Float64, {"N + 2"});
+  b.array("z", DType::Float64, {"N + 2"});
+  b.state("s").mapped_tasklet("st", {{"i", "N // 2 + 1:N + 1"}},
+                              {{"c", "u[i]"}, {"n", "u[i - 1]"}, {"s", "u[i + 1]"}, {"k", "z[K]"}, {"m", "z[i]"}},
+                              "o = c + n + s + k + m", {{"o", "t[i]"}});
+  auto sdfg = b.build();
+  EXPECT_TRUE(validate(*sdfg).empty());
+  std::map<std::string, std::string> outer;
+  const Block& st = *sdfg->root.blocks[0];
+  for (auto& e : st.edges)
+    if (st.node(e.dst).kind == NodeKind::MapEntry)
+      outer[e.memlet.data] = print_expr((*e.memlet.subset)[0].start) + ":" + print_expr((*e.memlet.subset)[0].end);
+  EXPECT_EQ(outer["u"], "N // 2:1 + N");  // inclusive ends: rows N // 2 .. N + 1
+  EXPECT_EQ(outer["z"], "0:1 + N");       // z[K] and z[i] are not comparable: the whole dimension
+}

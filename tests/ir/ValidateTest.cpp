@@ -1,5 +1,6 @@
 // One test per validation error: each checks the message and the JSON pointer.
 #include "TestUtil.h"
+#include "ir/Builder.h"
 
 using namespace sdfc;
 using namespace sdfc::test;
@@ -91,12 +92,15 @@ TEST(Validate, SubsetProvablyBeforeTheStart) {
   EXPECT_EQ(d.message, "subset starts at -2 in dimension 0 of \"A\", before its first element");
 }
 
-TEST(Validate, SubsetThatMightFitIsAccepted) {
+TEST(Validate, SubsetThatMightFitIsNotABoundsError) {
   Json j = small();
-  // i + 1 may or may not be in bounds: not provably wrong, so not an error (DaCe accepts it).
+  // On its own, i + 1 may or may not be in bounds: not provably wrong, so not a bounds error (DaCe
+  // accepts it). Over the map's range it reaches past the memlet outside the scope, which is.
   memlet(j, 1)["subset"]["ranges"][0]["start"] = "1 + $i";
   memlet(j, 1)["subset"]["ranges"][0]["end"] = "1 + $i";
-  EXPECT_TRUE(problems(j).empty());
+  auto d = one_problem(j);
+  EXPECT_EQ(d.message.find("subset ends at"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("outside the memlet on the scope's other side"), std::string::npos) << d.message;
 }
 
 TEST(Validate, SubsetWithWrongDimensionCount) {
@@ -379,4 +383,25 @@ TEST(Validate, ScopeEntriesFollowTheEdges) {
   EXPECT_NE(d.message.find("it leaves the first outside any map, but the second is in map \"m\" (node 0)"),
             std::string::npos)
       << d.message;
+}
+
+/// An outer memlet that misses part of what the scope reads (a stencil's neighbour) is refused:
+/// the passes order GPU work by the outer memlets.
+TEST(Validate, OuterMemletsMustCoverTheScopesAccesses) {
+  SDFGBuilder b("stencil");
+  b.symbol("N").array("u", DType::Float64, {"N + 2"}).array("t", DType::Float64, {"N + 2"});
+  b.state("s").mapped_tasklet("st", {{"i", "1:N + 1"}}, {{"c", "u[i]"}, {"n", "u[i - 1]"}}, "o = c + n",
+                              {{"o", "t[i]"}});
+  auto sdfg = b.build();
+  EXPECT_TRUE(validate(*sdfg).empty());
+  Block& st = *sdfg->root.blocks[0];
+  for (auto& e : st.edges)
+    if (st.node(e.dst).kind == NodeKind::MapEntry) e.memlet.subset = parse_subset("1:N + 1");  // misses u[0]
+  auto diags = validate(*sdfg);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags[0].message.find("the memlet of \"u\" inside map \"st\" reaches [0, -1 + N] in dimension 0 over the "
+                                  "map's range, outside the memlet on the scope's other side [1, N]"),
+            std::string::npos)
+      << diags[0].message;
+  EXPECT_NE(diags[0].message.find("propagate_memlets_sdfg"), std::string::npos);
 }
