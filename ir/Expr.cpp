@@ -1066,6 +1066,25 @@ void free_symbols(const Expr& e, std::set<std::string>& out) {
   for (std::size_t i = 0; i < positional; ++i) free_symbols(e->args[i], out);
 }
 
+bool same_value(const Expr& a, const Expr& b) {
+  return equal(simplify(a), simplify(b));
+}
+
+std::optional<std::string> shifted_parameter(const Expr& e, const std::set<std::string>& params) {
+  std::set<std::string> syms;
+  free_symbols(e, syms);
+  std::vector<std::string> in;
+  for (auto& s : syms)
+    if (params.count(s)) in.push_back(s);
+  if (in.empty()) return std::string();
+  if (in.size() != 1) return std::nullopt;
+  std::set<std::string> rest;
+  free_symbols(simplify(make_binary(BinOp::Sub, e, make_symbol(in[0]))), rest);
+  for (auto& s : rest)
+    if (params.count(s)) return std::nullopt;
+  return in[0];
+}
+
 bool equal(const Expr& a, const Expr& b) {
   if (a == b) return true;
   if (a->kind == ExprKind::Symbol && b->kind == ExprKind::Symbol) return a->name == b->name;

@@ -93,6 +93,11 @@ std::optional<std::int64_t> as_constant(const Expr& e);
 void free_symbols(const Expr& e, std::set<std::string>& out);
 /// Structural equality.
 bool equal(const Expr& a, const Expr& b);
+/// Equality after simplifying both sides (`i + 1 - 1` is `i`); false where simplify cannot tell.
+bool same_value(const Expr& a, const Expr& b);
+/// How `e` depends on the symbols `params`: "" when it mentions none of them, p when it is p plus
+/// a term free of them (an index shifted by a constant or a symbol), nullopt otherwise.
+std::optional<std::string> shifted_parameter(const Expr& e, const std::set<std::string>& params);
 
 /// The Python spelling of a binary operator ("+", "//", "**", ...).
 const char* binop_text(BinOp op);

@@ -493,6 +493,7 @@ class Validator {
       return;
     const MapInfo& m = st.node(entry).map;
     if (m.range.size() != m.params.size()) return;
+    std::set<std::string> params(m.params.begin(), m.params.end());
     std::map<std::string, Expr> lo, hi;
     for (std::size_t k = 0; k < m.params.size(); ++k) {
       lo[m.params[k]] = m.range[k].start;
@@ -500,20 +501,7 @@ class Validator {
     }
     for (std::size_t d = 0; d < in.subset->size(); ++d) {
       const RangeDim &i = (*in.subset)[d], &o = (*out.subset)[d];
-      bool affine = true;
-      for (const Expr& x : {i.start, i.end}) {
-        std::set<std::string> syms;
-        free_symbols(x, syms);
-        int used = 0;
-        for (auto& p : m.params)
-          if (syms.count(p)) {
-            ++used;
-            std::set<std::string> rest;
-            free_symbols(simplify(make_binary(BinOp::Sub, x, make_symbol(p))), rest);
-            for (auto& q : m.params) affine = affine && !rest.count(q);
-          }
-        affine = affine && used <= 1;
-      }
+      bool affine = shifted_parameter(i.start, params) && shifted_parameter(i.end, params);
       if (!affine) continue;
       auto below = as_constant(simplify(make_binary(BinOp::Sub, substitute(i.start, lo), o.start)));
       auto above = as_constant(simplify(make_binary(BinOp::Sub, substitute(i.end, hi), o.end)));

@@ -18,9 +18,6 @@ namespace {
   throw UserError(Diagnostic{"", ptr, 0, 0, what});
 }
 
-bool same(const Expr& a, const Expr& b) {
-  return equal(simplify(a), simplify(b));
-}
 Expr add(const Expr& a, const Expr& b) {
   return make_binary(BinOp::Add, a, b);
 }
@@ -66,7 +63,7 @@ class ViewMap {
       refuse(where, fmt::format("subset of view \"{}\" has {} dimension(s), the view has {}", view_, r.size(),
                                 v_.shape.size()));
     int moving = 0;
-    for (auto& d : r) moving += same(d.start, d.end) ? 0 : 1;
+    for (auto& d : r) moving += same_value(d.start, d.end) ? 0 : 1;
     if (!linear_ && !monotone_ && moving > 1 && !whole_ok)
       refuse(where, fmt::format("view \"{}\" orders the dimensions of \"{}\" differently (a transposing view); a "
                                 "part of it that moves in several dimensions can only be passed to a nested SDFG",
@@ -85,7 +82,7 @@ class ViewMap {
       return out;
     }
     bool one = true;
-    for (auto& d : r) one = one && same(d.start, d.end);
+    for (auto& d : r) one = one && same_value(d.start, d.end);
     if (one) {
       std::vector<Expr> k;
       for (auto& d : r) k.push_back(d.start);
@@ -93,7 +90,7 @@ class ViewMap {
     }
     bool from_first = true;
     for (std::size_t j = 0; j < r.size(); ++j)
-      from_first = from_first && same(add(r[j].start, v_.offset[j]), make_int(0));
+      from_first = from_first && same_value(add(r[j].start, v_.offset[j]), make_int(0));
     if (!whole_ok || !from_first)
       refuse(where, fmt::format("view \"{}\" reshapes \"{}\"; a part of it that is not one element can only be "
                                 "passed whole to a nested SDFG or a map",
@@ -120,7 +117,7 @@ class ViewMap {
   static bool contiguous(const DataDesc& d) {
     auto c = c_order_strides(d.shape);
     for (std::size_t i = 0; i < c.size(); ++i)
-      if (!same(c[i], d.strides[i])) return false;
+      if (!same_value(c[i], d.strides[i])) return false;
     return true;
   }
 
@@ -135,9 +132,9 @@ class ViewMap {
       int found = -1;
       for (int pass = 0; pass < 2 && found < 0; ++pass)
         for (std::size_t d = 0; d < c_.shape.size() && found < 0; ++d) {
-          bool moving = !same(viewed_[d].start, viewed_[d].end);
+          bool moving = !same_value(viewed_[d].start, viewed_[d].end);
           if (used[d] || (pass == 0 && !moving)) continue;
-          if (same(mul(c_.strides[d], viewed_[d].step), v_.strides[j])) found = static_cast<int>(d);
+          if (same_value(mul(c_.strides[d], viewed_[d].step), v_.strides[j])) found = static_cast<int>(d);
         }
       if (found < 0) return std::nullopt;
       used[static_cast<std::size_t>(found)] = true;

@@ -12,15 +12,11 @@
 namespace sdfc {
 namespace {
 
-bool same(const Expr& a, const Expr& b) {
-  return equal(simplify(a), simplify(b));
-}
-
 bool same_range(const Range& a, const Range& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t d = 0; d < a.size(); ++d)
-    if (!same(a[d].start, b[d].start) || !same(a[d].end, b[d].end) || !same(a[d].step, b[d].step) ||
-        !same(a[d].tile, b[d].tile))
+    if (!same_value(a[d].start, b[d].start) || !same_value(a[d].end, b[d].end) || !same_value(a[d].step, b[d].step) ||
+        !same_value(a[d].tile, b[d].tile))
       return false;
   return true;
 }
@@ -31,19 +27,9 @@ bool same_range(const Range& a, const Range& b) {
 bool injective_point(const Range& s, const std::vector<std::string>& params) {
   std::set<std::string> ps(params.begin(), params.end()), used;
   for (auto& d : s) {
-    if (!same(d.start, d.end)) return false;
-    std::set<std::string> syms;
-    free_symbols(d.start, syms);
-    std::vector<std::string> in;
-    for (auto& x : syms)
-      if (ps.count(x)) in.push_back(x);
-    if (in.empty()) continue;
-    if (in.size() != 1 || used.count(in[0])) return false;
-    std::set<std::string> rest;
-    free_symbols(simplify(make_binary(BinOp::Sub, d.start, make_symbol(in[0]))), rest);
-    for (auto& x : rest)
-      if (ps.count(x)) return false;
-    used.insert(in[0]);
+    if (!same_value(d.start, d.end)) return false;
+    auto p = shifted_parameter(d.start, ps);
+    if (!p || (!p->empty() && !used.insert(*p).second)) return false;
   }
   return used.size() == ps.size();
 }

@@ -293,17 +293,21 @@ inline int map_count(const SDFG& sdfg) {
   return maps;
 }
 
-/// The map scopes of the SDFG in file `path` after the pipeline up to fuse-maps, with fusion on or
-/// off: fewer with it on when fusion merges maps.
-inline int maps_after_fusion(const std::string& path, bool fuse, Target target = Target::CPU) {
-  auto sdfg = load_sdfg_file(path);
+/// The map scopes of `sdfg` after the pipeline up to fuse-maps, with fusion on or off: fewer with
+/// it on when fusion merges maps.
+inline int maps_after_fusion(SDFG& sdfg, bool fuse, Target target = Target::CPU) {
   CompileOptions o;
   o.target = target;
   o.fuse_maps = fuse;
   PipelineHooks hooks;
   hooks.stop_after = "fuse-maps";
-  run_pipeline(*sdfg, o, hooks);
-  return map_count(*sdfg);
+  run_pipeline(sdfg, o, hooks);
+  return map_count(sdfg);
+}
+
+/// The same for the SDFG in file `path`.
+inline int maps_after_fusion(const std::string& path, bool fuse, Target target = Target::CPU) {
+  return maps_after_fusion(*load_sdfg_file(path), fuse, target);
 }
 
 }  // namespace sdfc::test

@@ -56,16 +56,6 @@ std::unique_ptr<SDFG> pair_program(const Pair& p) {
   return b.build();
 }
 
-/// The maps left after the pipeline up to fuse-maps, with fusion on.
-int maps_after_fusion(SDFG& sdfg) {
-  CompileOptions o;
-  o.fuse_maps = true;
-  PipelineHooks h;
-  h.stop_after = "fuse-maps";
-  run_pipeline(sdfg, o, h);
-  return map_count(sdfg);
-}
-
 /// y computed by the program of `p` on the CPU, with or without fusion, for N = 64.
 std::vector<double> run_pair(const Pair& p, bool fuse) {
   Options o;
@@ -85,7 +75,7 @@ std::vector<double> run_pair(const Pair& p, bool fuse) {
 TEST(FuseMaps, APairThatContinuesPointByPointBecomesOneMap) {
   auto sdfg = pair_program({});
   ASSERT_EQ(map_count(*sdfg), 2);
-  EXPECT_EQ(maps_after_fusion(*sdfg), 1);
+  EXPECT_EQ(maps_after_fusion(*sdfg, true), 1);
   const DataDesc* t = sdfg->find_data("t");
   EXPECT_EQ(t->kind, DataKind::Scalar);
   EXPECT_EQ(t->storage, StorageType::Register);
@@ -102,10 +92,7 @@ TEST(FuseMaps, APairThatContinuesPointByPointBecomesOneMap) {
 
 TEST(FuseMaps, OffByDefault) {
   auto sdfg = pair_program({});
-  PipelineHooks h;
-  h.stop_after = "fuse-maps";
-  run_pipeline(*sdfg, CompileOptions{}, h);
-  EXPECT_EQ(map_count(*sdfg), 2);
+  EXPECT_EQ(maps_after_fusion(*sdfg, false), 2);
 }
 
 /// Each breaks one condition; the maps stay apart (and a wrong fusion would change y).
@@ -140,7 +127,7 @@ TEST(FuseMaps, PairsThatDoNotContinuePointByPointStayApart) {
   for (auto& c : cases) {
     SCOPED_TRACE(c.why);
     auto sdfg = pair_program(c.p);
-    EXPECT_EQ(maps_after_fusion(*sdfg), 2);
+    EXPECT_EQ(maps_after_fusion(*sdfg, true), 2);
   }
 }
 
@@ -157,7 +144,7 @@ TEST(FuseMaps, ANonInjectiveWriteStaysApart) {
   s.mapped_tasklet("second", {{"i", "0:N"}, {"j", "0:N"}}, {{"a", "t[i]"}}, "b = a", {{"b", "y[i, j]"}},
                    ScheduleType::Default, &outer);
   auto sdfg = b.build();
-  EXPECT_EQ(maps_after_fusion(*sdfg), 2);
+  EXPECT_EQ(maps_after_fusion(*sdfg, true), 2);
 }
 
 TEST(FuseMaps, ATransientUsedInAnotherStateStaysAnArray) {
@@ -172,7 +159,7 @@ TEST(FuseMaps, ATransientUsedInAnotherStateStaysAnArray) {
                                ScheduleType::Default, &later);
   b.edge(0, 1);
   auto sdfg = b.build();
-  EXPECT_EQ(maps_after_fusion(*sdfg), 3);
+  EXPECT_EQ(maps_after_fusion(*sdfg, true), 3);
   EXPECT_EQ(sdfg->find_data("t")->kind, DataKind::Array);
 }
 
@@ -219,11 +206,5 @@ TEST(FuseMaps, ABodyWithThreadBlockMapsStaysApart) {
   s.edge(xb, "OUT_z", x2, "IN_z", "z", "i");
   s.edge(x2, "OUT_z", z, "", "z", "0:N");
   auto sdfg = b.build();
-  CompileOptions o;
-  o.target = Target::CUDA;
-  o.fuse_maps = true;
-  PipelineHooks h;
-  h.stop_after = "fuse-maps";
-  run_pipeline(*sdfg, o, h);
-  EXPECT_EQ(map_count(*sdfg), 3);
+  EXPECT_EQ(maps_after_fusion(*sdfg, true, Target::CUDA), 3);
 }
