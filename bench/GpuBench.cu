@@ -14,7 +14,8 @@
 //     data, calls queued on a stream and timed with CUDA events;
 //  7. graph mode (--gpu-graph): the chain of 10 (and 100) maps at N = 1,024, blocking and on a
 //     caller's stream, against a hand-built graph of as many empty kernels (replay + synchronize,
-//     and bare replays), with pointers swapped every call, and at N = 16,777,216 against stream mode;
+//     and bare replays), with pointers swapped every call, with and without dependent launch, and
+//     at N = 16,777,216 against stream mode;
 //  8. schedules across states: two dependent states of 4 small kernels with --gpu-streams 4,
 //     chained (no join between the states) against joined after each state (tests/TwoStages.h);
 //  9. a time loop over two such states, --gpu-streams 4: streams carried across iterations against
@@ -553,6 +554,15 @@ int main() {
       sdfc::Program pfs = sdfc::Program::compile_string(chain(k), fused);
       pfs.set_external_stream(gs);
       sdfc::Program pfp = sdfc::Program::compile_string(chain(k), fused_plain);
+      // --no-dependent-launch: the kernels launched without programmatic stream serialization (the
+      // default launches them as programmatic dependent launches on the H200), in a graph,
+      // blocking and on the caller's stream, and in stream mode.
+      sdfc::Options serial = graph, serial_plain = plain;
+      serial.dependent_launch = serial_plain.dependent_launch = false;
+      sdfc::Program pn = sdfc::Program::compile_string(chain(k), serial);
+      sdfc::Program pns = sdfc::Program::compile_string(chain(k), serial);
+      pns.set_external_stream(gs);
+      sdfc::Program pnp = sdfc::Program::compile_string(chain(k), serial_plain);
       for (int i = 0; i <= k; ++i) pga.set_array("t" + std::to_string(i), bufs[i], 1024);
       pga.set_value("N", static_cast<std::int64_t>(1024));
       pga.call();
@@ -564,15 +574,15 @@ int main() {
       bind(ps, 1024, false);
       bind(pg, 1024, false);
       bind(pgs, 1024, false);
-      for (sdfc::Program* p : {&pf, &pfs, &pfp}) bind(*p, 1024, false);
+      for (sdfc::Program* p : {&pf, &pfs, &pfp, &pn, &pns, &pnp}) bind(*p, 1024, false);
       ps.call();
       pg.call();
       pgs.call();
-      for (sdfc::Program* p : {&pf, &pfs, &pfp}) p->call();
+      for (sdfc::Program* p : {&pf, &pfs, &pfp, &pn, &pns, &pnp}) p->call();
       CHECK(cudaStreamSynchronize(gs));
       // interleaved rounds; median batch (microseconds per call)
       std::vector<double> t_replay_sync, t_replay, t_work_sync, t_work, t_plain, t_graph, t_graph_args, t_graph_stream,
-          t_swap, t_fused, t_fused_stream, t_fused_plain;
+          t_swap, t_fused, t_fused_stream, t_fused_plain, t_serial, t_serial_stream, t_serial_plain;
       for (int round = 0; round < rounds; ++round) {
         t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < batch; ++r) {
@@ -624,6 +634,16 @@ int main() {
         t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < batch; ++r) pfp.call();
         t_fused_plain.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pn.call();
+        t_serial.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pns.call();
+        CHECK(cudaStreamSynchronize(gs));
+        t_serial_stream.push_back(seconds_since(t0) / batch * 1e6);
+        t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < batch; ++r) pnp.call();
+        t_serial_plain.push_back(seconds_since(t0) / batch * 1e6);
       }
       double floor_sync = median(t_replay_sync), floor_bare = median(t_replay);
       std::printf(
@@ -649,6 +669,12 @@ int main() {
           median(t_graph_stream), median(t_graph_stream) / floor_bare, median(t_graph_stream) / work_bare);
       std::printf("|   --gpu-graph, pointers swapped every call | %.1f us | %.2f x unchanged pointers |\n",
                   median(t_swap), median(t_swap) / median(t_graph));
+      std::printf("|   --gpu-graph --no-dependent-launch, blocking | %.1f us | %.2f x replay + sync |\n",
+                  median(t_serial), median(t_serial) / floor_sync);
+      std::printf("|   --gpu-graph --no-dependent-launch, caller's stream | %.1f us | %.2f x bare replay |\n",
+                  median(t_serial_stream), median(t_serial_stream) / floor_bare);
+      std::printf("|   stream mode --no-dependent-launch, blocking | %.1f us | %.2f x replay + sync |\n",
+                  median(t_serial_plain), median(t_serial_plain) / floor_sync);
       std::printf("|   --gpu-graph --fuse-maps (one kernel), blocking | %.1f us | %.2f x replay + sync |\n",
                   median(t_fused), median(t_fused) / floor_sync);
       std::printf("|   --gpu-graph --fuse-maps, caller's stream | %.1f us | %.2f x bare replay |\n",

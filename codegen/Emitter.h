@@ -69,6 +69,7 @@ struct EmittedBody {
   std::vector<std::string> init_codes, exit_codes;  ///< init_code / exit_code of nested SDFGs
   std::vector<const SDFG*> nested_sdfgs;            ///< nested SDFGs emitted, for their located code
   bool uses_pool = false;                           ///< some allocation comes from the stream-ordered pool
+  bool dependent_launch = false;                    ///< some kernel is a programmatic dependent launch
 };
 
 /// Whether SDFG-level code for DaCe's location `where` belongs in a build for `target`: "frame"
@@ -207,6 +208,7 @@ class GpuEmitter : public Emitter {
   /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
   /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
   /// on the map's stream, and the event the synchronization pass wants recorded after it.
+  void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);
   void emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
                    const std::vector<std::string>& grid, const int* block, const std::vector<std::string>& args,
                    CodeWriter& w);

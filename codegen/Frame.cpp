@@ -305,6 +305,12 @@ void FramePrinter::functions(CodeWriter& w) {
     w.raw(f);
     w.line("");
   }
+  if (body_.dependent_launch) {  // outline-kernels checked the architecture; this guards -arch by hand
+    w.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900");
+    w.line(
+        "#error \"kernels launched as programmatic dependent launches need sm_90 or newer (--no-dependent-launch)\"");
+    w.line("#endif");
+  }
   for (auto& k : body_.kernels) {
     w.raw(k);
     w.line("");

@@ -36,6 +36,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
       "// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads", m.label,
       range_str(m.range), np));
   kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+  dependent_launch_prologue(*n.kernel, kw);
   for (std::size_t k = 0; k < dims; ++k) {
     const RangeDim& r = m.range[dims - 1 - k];
     kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};",
@@ -130,6 +131,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   CodeWriter kw;
   kw.line(fmt::format("// GPU kernel of map {}[{}] ({})", m.label, range_str(m.range), np));
   kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+  dependent_launch_prologue(plan, kw);
   // Each thread computes `rows` consecutive points along axis `march` (outline-kernels).
   const int rows = plan.rows;
   const std::size_t march = static_cast<std::size_t>(plan.march);
@@ -213,6 +215,14 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   emit_launch(n, kname, counts, grid, block, args, w);
 }
 
+/// The first statement of a kernel that outline-kernels marked for programmatic dependent launch:
+/// let the next kernel on the stream start, then wait for the kernels before this one.
+void GpuEmitter::dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw) {
+  if (!plan.dependent_launch) return;
+  kw.line("sdfc::gpu::dependent_launch_prologue();  // dependent launch: waits for the kernels before it");
+  out_.dependent_launch = true;
+}
+
 /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
 /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
 /// on the map's stream, and the event the synchronization pass wants recorded after it.
@@ -223,7 +233,11 @@ void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std:
   w.line(
       fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
   w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
-  w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
+  if (n.kernel->dependent_launch)  // a failed launch sets the runtime's last error, as <<<>>> does
+    w.line(fmt::format("(void)sdfc::gpu::launch_dependent({}, __grid, __block, {}{}{});", kname, gpu_stream(n.stream),
+                       args.empty() ? "" : ", ", fmt::join(args, ", ")));
+  else
+    w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
   w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
   w.close();
   w.close();

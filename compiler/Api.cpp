@@ -45,6 +45,7 @@ CompileOptions to_compile_options(const Options& o) {
   c.gpu_streams = o.gpu_streams;
   c.gpu_graph = o.gpu_graph;
   c.fuse_maps = o.fuse_maps;
+  c.dependent_launch = o.dependent_launch;
   if (o.blas == "vendor")
     c.blas = BlasMode::Vendor;
   else if (!o.blas.empty() && o.blas != "pure")

@@ -98,6 +98,10 @@ compile options (also for run):
                           point (same schedule and ranges; what one writes, the next reads at
                           the same point, through transients nothing else uses) into one map:
                           one kernel on the GPU, the transients between them become registers
+  --no-dependent-launch   cuda: launch kernels without programmatic stream serialization. By
+                          default, for sm_90 and newer, each kernel may start while the kernel
+                          before it on its stream finishes, and waits for that kernel's completion
+                          before it touches memory: part of each launch's latency is hidden
   --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
                           (default) expands them into maps; vendor calls CBLAS on host data
                           (links Debian's libblas) and cuBLAS on GPU data, on the node's stream
@@ -150,8 +154,8 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
                           SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
-  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph, --fuse-maps
-                          as for sdfc compile
+  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph, --fuse-maps,
+  --no-dependent-launch   as for sdfc compile
                           (they decide the passes)
 )";
 
@@ -263,6 +267,8 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
     o.gpu_graph = true;
   } else if (args[i] == "--fuse-maps") {
     o.fuse_maps = true;
+  } else if (args[i] == "--no-dependent-launch") {
+    o.dependent_launch = false;
   } else if (args[i] == "--no-cache") {
     o.use_cache = false;
   } else {
@@ -284,6 +290,7 @@ CompileOptions to_compile(const Options& o) {
   c.blas = o.blas == "vendor" ? BlasMode::Vendor : BlasMode::Pure;
   c.gpu_graph = o.gpu_graph;
   c.fuse_maps = o.fuse_maps;
+  c.dependent_launch = o.dependent_launch;
   return c;
 }
 

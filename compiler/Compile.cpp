@@ -176,18 +176,19 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   req.libraries = program.libraries;
   req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
   if (options.target == Target::CUDA)
-    req.device_flags = {"-arch=" + (options.gpu_arch.empty() ? std::string("sm_90") : options.gpu_arch),
-                        "--extended-lambda", "-Xcompiler",
+    req.device_flags = {"-arch=" + gpu_arch_or_default(options), "--extended-lambda", "-Xcompiler",
                         "-fopenmp,-fvisibility=hidden,-fvisibility-inlines-hidden,-fno-math-errno"};
   if (options.target == Target::HIP)
-    req.device_flags = {"--offload-arch=" + (options.gpu_arch.empty() ? std::string("gfx90a") : options.gpu_arch),
-                        "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
+    req.device_flags = {"--offload-arch=" + gpu_arch_or_default(options), "-fvisibility=hidden",
+                        "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
   req.key_material = fmt::format(
-      "sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\nrefusals {}\nblas {}\ngraph {}\nfuse {}\n",
+      "sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\nrefusals {}\nblas {}\ngraph {}\nfuse "
+      "{}\ndependent launch {}\n",
       SDFC_VERSION, runtime_hash(), to_string(options.target), options.gpu_arch, to_string(options.transients),
-      options.gpu_streams, options.report_refusals, to_string(options.blas), options.gpu_graph, options.fuse_maps);
+      options.gpu_streams, options.report_refusals, to_string(options.blas), options.gpu_graph, options.fuse_maps,
+      options.dependent_launch);
   req.use_cache = use_cache;
   return build_library(req);
 }

@@ -266,15 +266,14 @@ class Dumper {
     for (auto& p : k.params)
       ps += fmt::format("{}{} {}:{}", ps.empty() ? "" : ", ", to_string(p.kind), p.name, to_string(p.type));
     std::string shape = fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]);
-    line(ind, fmt::format(
-                  "kernel: {} params({})",
-                  k.thread_block
-                      ? "one block per point, thread-block maps on " + shape + " threads"
-                      : "one thread per point, blocks of " + shape +
-                            (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y")
-                                        : "") +
-                            (k.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", k.lead) : ""),
-                  ps));
+    std::string how =
+        k.thread_block
+            ? "one block per point, thread-block maps on " + shape + " threads"
+            : "one thread per point, blocks of " + shape +
+                  (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y") : "") +
+                  (k.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", k.lead) : "");
+    if (k.dependent_launch) how += ", dependent launch";
+    line(ind, fmt::format("kernel: {} params({})", how, ps));
   }
 
   void edge(const Block&, const DataEdge& e, int ind) {

@@ -18,6 +18,11 @@ const TargetInfo& target_info(Target t) {
   return kTargets[0];
 }
 
+std::string gpu_arch_or_default(const CompileOptions& o) {
+  if (!o.gpu_arch.empty() || o.target == Target::CPU) return o.gpu_arch;
+  return o.target == Target::CUDA ? "sm_90" : "gfx90a";
+}
+
 std::optional<Target> parse_target(const std::string& name) {
   for (auto& i : kTargets)
     if (name == i.name) return i.target;

@@ -30,6 +30,10 @@ struct CompileOptions {
   /// fuse-maps: merge chains of maps that continue each other point by point (through transients
   /// nothing else uses) into one map, one kernel on the GPU.
   bool fuse_maps = false;
+  /// CUDA on sm_90 or newer: kernels are launched with programmatic stream serialization (a kernel
+  /// may start while the one before it on its stream finishes; it waits for that one's completion
+  /// before it touches memory), saving part of each launch's latency (outline-kernels decides).
+  bool dependent_launch = true;
   /// The generated library prints each refused call's message on stderr once (set by
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;
@@ -44,6 +48,9 @@ struct TargetInfo {
   const char* runtime_header;
 };
 const TargetInfo& target_info(Target t);
+/// The architecture the device code is compiled for: `gpu_arch`, or the target's default (sm_90
+/// for CUDA, gfx90a for HIP; "" on the CPU).
+std::string gpu_arch_or_default(const CompileOptions& o);
 /// The target named `name` ("cpu", "cuda", "hip"); nullopt for anything else.
 std::optional<Target> parse_target(const std::string& name);
 /// "cpu, cuda or hip", for messages.

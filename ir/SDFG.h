@@ -164,6 +164,11 @@ struct KernelPlan {
   /// Idle threads launched along x before the map's first point, so that warps start where the
   /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
   int lead = 0;
+  /// Programmatic dependent launch (CUDA, sm_90+): launched with programmatic stream
+  /// serialization, so it may start while the kernel before it on its stream is finishing; its
+  /// first statement lets the next kernel start likewise and then waits until the kernels before
+  /// it have completed and their writes are visible (griddepcontrol). Stream order is kept.
+  bool dependent_launch = false;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 

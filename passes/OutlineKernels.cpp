@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,6 +34,24 @@ constexpr int kMaxPlaneUnrolledNodes = 32;
 
 /// Warps start at a multiple of this many points along x (`KernelPlan::lead`).
 constexpr int kWarpAlignment = 32;
+
+/// The first nvcc architecture with grid dependency control (griddepcontrol: a kernel can wait
+/// for the kernels before it on its stream, which programmatic dependent launch needs).
+constexpr int kGridDependencyArch = 90;
+
+/// Whether device code compiled for `arch` (nvcc's -arch: sm_NN, sm_NNa, compute_NN) has grid
+/// dependency control. Anything else (a list, "native") is taken not to: kernels then launch as
+/// usual.
+bool has_grid_dependency_control(const std::string& arch) {
+  for (std::string prefix : {"sm_", "compute_"}) {
+    if (arch.rfind(prefix, 0) != 0) continue;
+    std::size_t i = prefix.size(), digits = 0;
+    while (i + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i + digits]))) ++digits;
+    bool suffix_ok = i + digits == arch.size() || arch.substr(i + digits) == "a" || arch.substr(i + digits) == "f";
+    return digits > 0 && digits <= 4 && suffix_ok && std::stoi(arch.substr(i, digits)) >= kGridDependencyArch;
+  }
+  return false;
+}
 
 /// Whether the thread-block maps of kernel map `entry` can run as the threads of one block
 /// (OutlineKernels.h); `block` receives the block shape (x first).
@@ -76,6 +95,8 @@ bool coarsen_rows(const Block& st, int entry, const std::vector<int>& nodes) {
 
 class Outliner {
  public:
+  explicit Outliner(bool dependent_launch) : dependent_launch_(dependent_launch) {}
+
   std::vector<Diagnostic> diags;
 
   /// `declared`: the symbols the SDFG's function has before its body (the program's symbol
@@ -87,6 +108,8 @@ class Outliner {
   }
 
  private:
+  bool dependent_launch_;  ///< every kernel is launched as a programmatic dependent launch
+
   void error(const std::string& ptr, std::string message) {
     diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
   }
@@ -133,6 +156,7 @@ class Outliner {
       }
     }
     KernelPlan k;
+    k.dependent_launch = dependent_launch_;
     std::vector<int> nodes = ix.scope_nodes(st, id);
     if (!closure(s, st, ix, id, nodes, dyn, np, declared, k)) return std::nullopt;
     if (thread_block_mode(st, id, nodes, k.block)) {
@@ -270,7 +294,8 @@ class Outliner {
 
 void outline_kernels(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;  // legalize refused GPU schedules
-  Outliner o;
+  Outliner o(options.dependent_launch && options.target == Target::CUDA &&
+             has_grid_dependency_control(gpu_arch_or_default(options)));
   std::set<std::string> declared;
   for (auto& a : signature(sdfg).args)
     if (a.kind == Argument::Kind::Symbol) declared.insert(a.name);

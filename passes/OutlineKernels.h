@@ -19,7 +19,10 @@
 ///    than 32 code nodes) unless the body may leave the thread early or synchronize the block (a
 ///    nested SDFG, a thread-block map, a C++ tasklet with return, goto or __syncthreads);
 ///  - the lead along x: a map whose x range starts at a constant b > 0 launches b mod 32 idle
-///    threads first, so that warps start where the map's index is a multiple of 32.
+///    threads first, so that warps start where the map's index is a multiple of 32;
+///  - programmatic dependent launch: on CUDA, when the device code is compiled for sm_90 or newer
+///    (`--gpu-arch`, default sm_90; sm_NN, sm_NNa, sm_NNf, compute_NN) and the option is on, every
+///    kernel is one (`KernelPlan::dependent_launch`; docs/design.md says why stream order holds).
 ///
 /// Refused, with the map's pointer: a GPU map without parameters; a kernel that accesses a
 /// container in host memory other than a scalar; a dynamic range input that reads GPU memory.

@@ -91,6 +91,7 @@ def compile(
     blas=None,
     gpu_graph=False,
     fuse_maps=False,
+    dependent_launch=True,
     use_cache=True,
     dace_layout=None,
     compiler=None,
@@ -105,6 +106,8 @@ def compile(
     architecture (``sm_90``, ``gfx90a``); ``blas`` "pure" or "vendor" (BLAS nodes as loops, or
     as CBLAS / cuBLAS calls); ``gpu_graph=True`` replays each call's GPU work as a CUDA/HIP graph;
     ``fuse_maps=True`` merges chains of maps that continue each other point by point into one map;
+    ``dependent_launch=False`` launches CUDA kernels without programmatic dependent launch (by
+    default, on sm_90 and newer, a kernel may start while the one before it finishes);
     ``use_cache=False`` bypasses sdfc's build cache;
     ``dace_layout`` a folder passed as ``--dace-layout``; ``compiler`` the sdfc executable (see
     :func:`find_compiler`).
@@ -141,6 +144,8 @@ def compile(
         options.append("--gpu-graph")
     if fuse_maps:
         options.append("--fuse-maps")
+    if not dependent_launch:
+        options.append("--no-dependent-launch")
     if dace_layout is not None:
         options += ["--dace-layout", os.fspath(dace_layout)]
     if not use_cache:

@@ -84,6 +84,7 @@ def test_options_reach_sdfc(tmp_path):
             blas="vendor",
             gpu_graph=True,
             fuse_maps=True,
+            dependent_launch=False,
             use_cache=False,
             dace_layout=tmp_path / "layout",
             output=tmp_path / "axpy.so",
@@ -92,7 +93,7 @@ def test_options_reach_sdfc(tmp_path):
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
         "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor --gpu-graph --fuse-maps "
-        f"--dace-layout {tmp_path / 'layout'} --no-cache"
+        f"--no-dependent-launch --dace-layout {tmp_path / 'layout'} --no-cache"
     )
 
 

@@ -1,5 +1,6 @@
 // outline-kernels' launch geometry (passes/OutlineKernels.h): the lead along x for maps over an
-// interior, and the planes a 3D kernel's thread marches (16, or 4 for big bodies).
+// interior, the planes a 3D kernel's thread marches (16, or 4 for big bodies), and which kernels
+// are programmatic dependent launches.
 #include <fmt/format.h>
 
 #include "TestUtil.h"
@@ -43,9 +44,8 @@ std::unique_ptr<SDFG> chain3d(int tasklets, const std::string& start) {
   return b.build();
 }
 
-const KernelPlan& plan_of(SDFG& sdfg) {
-  CompileOptions o;
-  o.target = Target::CUDA;
+const KernelPlan& plan_of(SDFG& sdfg, CompileOptions o = {}) {
+  if (o.target == Target::CPU) o.target = Target::CUDA;
   run_pipeline(sdfg, o);
   for (auto& n : sdfg.root.blocks[0]->nodes)
     if (n->kind == NodeKind::MapEntry && n->kernel) return *n->kernel;
@@ -73,4 +73,23 @@ TEST(OutlineKernels, MapsOverAnInteriorLeadWithIdleThreads) {
   EXPECT_EQ(plan_of(*from33).lead, 1);  // warps start at 32, 64, ...
   auto from32 = chain3d(1, "32");
   EXPECT_EQ(plan_of(*from32).lead, 0);
+}
+
+TEST(OutlineKernels, KernelsAreDependentLaunchesOnCudaFromSm90Only) {
+  auto dependent = [](Target target, const std::string& arch, bool option = true) {
+    auto sdfg = chain3d(1, "0");
+    CompileOptions o;
+    o.target = target;
+    o.gpu_arch = arch;
+    o.dependent_launch = option;
+    return plan_of(*sdfg, o).dependent_launch;
+  };
+  EXPECT_TRUE(dependent(Target::CUDA, ""));  // the default architecture, sm_90
+  for (const char* arch : {"sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120f", "compute_90"})
+    EXPECT_TRUE(dependent(Target::CUDA, arch)) << arch;
+  for (const char* arch : {"sm_80", "sm_89", "compute_86", "native", "sm_", "sm_90x", "sm_90,sm_80", "gfx90a"})
+    EXPECT_FALSE(dependent(Target::CUDA, arch)) << arch;
+  EXPECT_FALSE(dependent(Target::CUDA, "sm_90", false));  // --no-dependent-launch
+  EXPECT_FALSE(dependent(Target::HIP, ""));
+  EXPECT_FALSE(dependent(Target::HIP, "gfx942"));
 }

@@ -41,14 +41,15 @@ class ArgumentError : public Error {
 
 /// Compile options, named as on the command line.
 struct Options {
-  std::string target = "cpu";  ///< cpu (cuda and hip come with GPU code generation)
-  std::string gpu_arch;        ///< "" = the target's default
-  std::string transients;      ///< "" = as the file declares; scoped | persistent | pool | external
-  int gpu_streams = 0;         ///< >= 0; ignored on the CPU
-  bool use_cache = true;       ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
-  std::string blas;            ///< "" or "pure": BLAS nodes as loops; "vendor": CBLAS / cuBLAS calls
-  bool gpu_graph = false;      ///< GPU targets: replay the call's GPU work as a CUDA/HIP graph
-  bool fuse_maps = false;      ///< merge chains of elementwise maps through transients into one map
+  std::string target = "cpu";    ///< cpu (cuda and hip come with GPU code generation)
+  std::string gpu_arch;          ///< "" = the target's default
+  std::string transients;        ///< "" = as the file declares; scoped | persistent | pool | external
+  int gpu_streams = 0;           ///< >= 0; ignored on the CPU
+  bool use_cache = true;         ///< reuse identical builds from the cache ($SDFC_CACHE_DIR)
+  std::string blas;              ///< "" or "pure": BLAS nodes as loops; "vendor": CBLAS / cuBLAS calls
+  bool gpu_graph = false;        ///< GPU targets: replay the call's GPU work as a CUDA/HIP graph
+  bool fuse_maps = false;        ///< merge chains of elementwise maps through transients into one map
+  bool dependent_launch = true;  ///< CUDA, sm_90+: programmatic dependent launch of the kernels
 };
 
 /// One argument of a program, in DaCe's order.

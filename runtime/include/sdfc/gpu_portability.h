@@ -388,6 +388,36 @@ inline Error gpuGraphExecDestroy(GraphExec e) {
 inline Error gpuGraphDestroy(Graph g) {
   return cudaGraphDestroy(g);
 }
+
+// Programmatic dependent launch (sm_90 and newer; CUDA only: the kernels outline-kernels marks
+// `dependent launch`). The launch lets the kernel start while the kernel before it on `s` is
+// finishing; the kernel's first statement, dependent_launch_prologue(), lets the next kernel
+// start likewise and then waits until the kernels before it have completed and their memory is
+// visible. So stream order holds for everything the kernel touches; what overlaps is the launch.
+// Under stream capture the launch becomes a programmatic edge of the graph.
+template <typename... Params, typename... Args>
+inline Error launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, Stream s, Args&&... args) {
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = s;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...);
+}
+
+/// The first statement of a kernel launched with launch_dependent (see there). The generated code
+/// refuses to compile such kernels for an architecture before sm_90.
+__device__ __forceinline__ void dependent_launch_prologue() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+  cudaGridDependencySynchronize();
+#endif
+}
 #endif
 
 // -------------------------------------------------------------------------------- shared spellings
