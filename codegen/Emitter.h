@@ -141,8 +141,11 @@ class Emitter {
   std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d);
   void emit_sdfg_body(Ctx& c, CodeWriter& w);
   std::string arena_free() const;
-  /// The call is split into graph segments (gpu-graph): events go through capture-aware helpers.
-  bool segments() const { return root_.graph_segments > 0; }
+  /// Graph mode (gpu-graph: the whole call or its segments are captured): events go through the
+  /// runtime's capture-aware helpers, which skip a wait whose event was last recorded on the other
+  /// side of a capture's boundary (a segment's, or the whole call's in a carried loop's first
+  /// iteration, whose waits refer to the previous iteration's records).
+  bool capture_aware_events() const { return root_.gpu_graph || root_.graph_segments > 0; }
   /// After an allocation: the release if an exception leaves the scope before its free line.
   std::string unwind_line(const std::string& name, const DataDesc& d) const;
   std::string free_line(const std::string& name, const DataDesc& d) const;

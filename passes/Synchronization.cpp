@@ -380,7 +380,7 @@ class Synchronizer {
  private:
   SDFG& sdfg_;
   int streams_;      ///< --gpu-streams
-  bool chains_;      ///< streams carry their work across chains of states (not with --gpu-graph)
+  bool chains_;      ///< streams carry their work across chains of states
   int& next_event_;  ///< the program's event counter
 
   std::set<std::string> code_reads(const std::string& code) const {
@@ -725,7 +725,7 @@ class Synchronizer {
 void synchronize(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;
   sdfg.num_events = 0;
-  Synchronizer s(sdfg, options.gpu_streams, !options.gpu_graph, sdfg.num_events);
+  Synchronizer s(sdfg, options.gpu_streams, true, sdfg.num_events);
   s.region(sdfg.root, {});
   sdfg.gpu_exit_sync = s.gpu_work;
 }

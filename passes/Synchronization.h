@@ -10,15 +10,18 @@
 /// already know the earlier operation through an earlier wait (vector clocks). The same holds across a chain of
 /// states: states that follow each other unconditionally (a state's one edge, without condition, leads to a state
 /// with no other predecessor), neither placing a transient (their allocation and free are stream 0 work), at most
-/// 16, and not under --gpu-graph (whose segments must end joined). Within a chain, streams carry their work from one
-/// state into the next, and a later state's operation waits only for the earlier states' operations it conflicts
-/// with. A stream other than 0 forks from stream 0 at the start of the chain's first state that uses it; at the
-/// chain's end every stream joins into stream 0 (Block::fork_event, fork_streams, join_events), so work after
-/// branches and loops, in later chains, and the program's exit (which joins stream 0 into the caller's stream) are
-/// ordered after it. A loop whose body is one such chain carries its streams across iterations: they fork before the
-/// loop and join after it (the loop block's fork and join), and two iterations planned with one planner give each
-/// operation the events of the previous iteration's operations it conflicts with (docs/design.md). A conditional whose
-/// branches are such chains continues the chain before it, and its streams join once after it. With one stream
+/// 16 (under --gpu-graph too: events between streams become graph edges; a graph segment that begins or ends inside
+/// a chain joins every stream into the anchor before it and forks them after it, and the runtime skips a wait whose
+/// event was recorded on the other side of that boundary, which the join and fork already order). Within a chain,
+/// streams carry their work from one state into the next, and a later state's operation waits only for the earlier
+/// states' operations it conflicts with. A stream other than 0 forks from stream 0 at the start of the chain's first
+/// state that uses it; at the chain's end every stream joins into stream 0 (Block::fork_event, fork_streams,
+/// join_events), so work after branches and loops, in later chains, and the program's exit (which joins stream 0 into
+/// the caller's stream) are ordered after it. A loop whose body is one such chain carries its streams across
+/// iterations: they fork before the loop and join after it (the loop block's fork and join), and two iterations planned
+/// with one planner give each operation the events of the previous iteration's operations it conflicts with
+/// (docs/design.md). A conditional whose branches are such chains continues the chain before it, and its streams join
+/// once after it. With one stream
 /// (`--gpu-streams 0`, the default) GPU operations are queued on stream 0 in program order, so they are ordered among
 /// themselves and no event is needed. Host ordering (every mode): the host waits for the streams of the pending work. A
 /// forward dataflow analysis over the control flow (states, interstate edges, loops, conditionals) tracks, at each

@@ -212,17 +212,30 @@ TEST(Synchronization, AKernelWaitsAcrossTheStateBoundaryForTheOneItReads) {
 }
 
 TEST(Synchronization, StatesJoinWhereControlFlowMayLeave) {
-  // A condition on the edge: the first state may be the last, so its streams join there. The same
-  // under --gpu-graph, whose segments must end joined.
-  for (auto [joined, graph] : {std::pair{true, false}, std::pair{false, true}}) {
-    SCOPED_TRACE(fmt::format("condition {}, graph {}", joined, graph));
-    auto sdfg = two_stages_scheduled(1, joined, 4, graph);
-    Block &first = *sdfg->root.blocks[0], &second = *sdfg->root.blocks[1];
-    EXPECT_EQ(first.join_events.size(), 3u);
-    EXPECT_EQ(second.fork_streams, (std::vector<int>{1, 2, 3}));
-    for (int k = 0; k < 4; ++k) EXPECT_TRUE(kernel(*sdfg, 1, "b" + std::to_string(k)).wait_events.empty()) << k;
-    EXPECT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
+  // A condition on the edge: the first state may be the last, so its streams join there.
+  auto sdfg = two_stages_scheduled(1, true, 4);
+  Block &first = *sdfg->root.blocks[0], &second = *sdfg->root.blocks[1];
+  EXPECT_EQ(first.join_events.size(), 3u);
+  EXPECT_EQ(second.fork_streams, (std::vector<int>{1, 2, 3}));
+  for (int k = 0; k < 4; ++k) EXPECT_TRUE(kernel(*sdfg, 1, "b" + std::to_string(k)).wait_events.empty()) << k;
+  EXPECT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
+}
+
+TEST(Synchronization, StatesChainUnderGpuGraphToo) {
+  // --gpu-graph: the whole call is one graph, and its two states chain as in stream mode (no join
+  // between them: events become graph edges, so independent work of the two states overlaps).
+  auto sdfg = two_stages_scheduled(1, false, 4, true);
+  ASSERT_TRUE(sdfg->gpu_graph);
+  Block &first = *sdfg->root.blocks[0], &second = *sdfg->root.blocks[1];
+  EXPECT_TRUE(first.join_events.empty());
+  EXPECT_EQ(second.fork_event, -1);
+  ASSERT_EQ(second.join_events.size(), 3u);  // the chain's end: the capture ends joined
+  for (int k = 0; k < 4; ++k) {
+    Node& b = kernel(*sdfg, 1, "b" + std::to_string(k));
+    ASSERT_EQ(b.wait_events.size(), 1u) << k;
+    EXPECT_EQ(b.wait_events[0], kernel(*sdfg, 0, "a" + std::to_string((k + 1) % 4)).record_event) << k;
   }
+  EXPECT_TRUE(verify_sync(*sdfg, cuda_streams(4)).ok());
 }
 
 namespace {
