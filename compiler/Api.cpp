@@ -22,37 +22,6 @@ std::string diagnostics_text(const InvalidInput& e) {
   return e.what();
 }
 
-CompileOptions to_compile_options(const Options& o) {
-  CompileOptions c;
-  auto target = parse_target(o.target);
-  if (!target) throw Error(fmt::format("unknown target \"{}\"; expected {}", o.target, target_names()));
-  c.target = *target;
-  c.gpu_arch = o.gpu_arch;
-  if (o.transients.empty())
-    c.transients = TransientMode::AsDeclared;
-  else if (o.transients == "scoped")
-    c.transients = TransientMode::Scoped;
-  else if (o.transients == "persistent")
-    c.transients = TransientMode::Persistent;
-  else if (o.transients == "pool")
-    c.transients = TransientMode::Pool;
-  else if (o.transients == "external")
-    c.transients = TransientMode::External;
-  else
-    throw Error(
-        fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
-  if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
-  c.gpu_streams = o.gpu_streams;
-  c.gpu_graph = o.gpu_graph;
-  c.fuse_maps = o.fuse_maps;
-  c.dependent_launch = o.dependent_launch;
-  if (o.blas == "vendor")
-    c.blas = BlasMode::Vendor;
-  else if (!o.blas.empty() && o.blas != "pure")
-    throw Error(fmt::format("unknown BLAS mode \"{}\"; expected pure or vendor", o.blas));
-  return c;
-}
-
 std::int64_t as_int64(const unsigned char* p, DType t) {
   switch (t) {
     case DType::Int8: {
@@ -101,6 +70,37 @@ std::int64_t as_int64(const unsigned char* p, DType t) {
 }
 
 }  // namespace
+
+CompileOptions to_compile_options(const Options& o) {
+  CompileOptions c;
+  auto target = parse_target(o.target);
+  if (!target) throw Error(fmt::format("unknown target \"{}\"; expected {}", o.target, target_names()));
+  c.target = *target;
+  c.gpu_arch = o.gpu_arch;
+  if (o.transients.empty())
+    c.transients = TransientMode::AsDeclared;
+  else if (o.transients == "scoped")
+    c.transients = TransientMode::Scoped;
+  else if (o.transients == "persistent")
+    c.transients = TransientMode::Persistent;
+  else if (o.transients == "pool")
+    c.transients = TransientMode::Pool;
+  else if (o.transients == "external")
+    c.transients = TransientMode::External;
+  else
+    throw Error(
+        fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
+  if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
+  c.gpu_streams = o.gpu_streams;
+  c.gpu_graph = o.gpu_graph;
+  c.fuse_maps = o.fuse_maps;
+  c.dependent_launch = o.dependent_launch;
+  if (o.blas == "vendor")
+    c.blas = BlasMode::Vendor;
+  else if (!o.blas.empty() && o.blas != "pure")
+    throw Error(fmt::format("unknown BLAS mode \"{}\"; expected pure or vendor", o.blas));
+  return c;
+}
 
 struct Program::Impl {
   struct Arg {

@@ -277,23 +277,6 @@ bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options&
   return true;
 }
 
-CompileOptions to_compile(const Options& o) {
-  CompileOptions c;
-  c.target = parse_target(o.target).value_or(Target::CPU);
-  c.gpu_arch = o.gpu_arch;
-  c.transients = o.transients == "scoped"       ? TransientMode::Scoped
-                 : o.transients == "persistent" ? TransientMode::Persistent
-                 : o.transients == "pool"       ? TransientMode::Pool
-                 : o.transients == "external"   ? TransientMode::External
-                                                : TransientMode::AsDeclared;
-  c.gpu_streams = o.gpu_streams;
-  c.blas = o.blas == "vendor" ? BlasMode::Vendor : BlasMode::Pure;
-  c.gpu_graph = o.gpu_graph;
-  c.fuse_maps = o.fuse_maps;
-  c.dependent_launch = o.dependent_launch;
-  return c;
-}
-
 /// A command's one positional argument, the input file; an unknown option or a second file is a
 /// usage error.
 void input_file(const std::string& a, std::string& file) {
@@ -368,7 +351,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
            "with libclang-cpp14-dev and libclang-14-dev installed, or drop --format\n";
     return kUsage;
   }
-  CompileOptions co = to_compile(opts);
+  CompileOptions co = to_compile_options(opts);
   co.report_refusals = !dace_dir.empty();
   auto clock = [] { return std::chrono::steady_clock::now(); };
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -547,7 +530,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (after != "none") {
       PipelineHooks hooks;
       hooks.stop_after = after;
-      run_pipeline(*sdfg, to_compile(opts), hooks);
+      run_pipeline(*sdfg, to_compile_options(opts), hooks);
     }
   } catch (const UserError& e) {
     std::vector<Diagnostic> ds = e.diagnostics();

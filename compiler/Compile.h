@@ -48,6 +48,11 @@ void emit_sources(const GeneratedProgram& program, const std::string& dir);
 /// Builds the library (cached unless `use_cache` is false). Throws UserError on compiler errors.
 BuildResult build_program(const GeneratedProgram& program, const CompileOptions& options, bool use_cache);
 
+struct Options;
+/// The compile options of the API's (and the command line's) `Options`; throws sdfc::Error for a
+/// target, transient mode or BLAS mode it does not know, or a negative stream count.
+CompileOptions to_compile_options(const Options& o);
+
 /// The folder holding the runtime headers (`sdfc/program.h`): $SDFC_RUNTIME_DIR, else
 /// `<prefix>/share/sdfc/include` next to the running sdfc, else the source tree's `runtime/include`.
 std::string runtime_include_dir();
