@@ -118,22 +118,71 @@ class EventPlanner {
       if (q.stream == stream || clock_[S][T] >= q.seq) continue;
       if (*q.record < 0) *q.record = next_event_++;
       waits.push_back(*q.record);
-      for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], q.clock[t]);
+      // An operation of a branch may not have run: its event's latest record is then older work,
+      // and waiting for it tells nothing about the operations it knew.
+      if (!q.in_branch)
+        for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], q.clock[t]);
     }
     std::sort(waits.begin(), waits.end());
     int seq = ++clock_[S][S];
-    ops_.push_back(Op{stream, seq, clock_[S], record, touches});
+    ops_.push_back(Op{stream, seq, clock_[S], record, touches, false});
     return waits;
+  }
+
+  /// The planner a branch of a conditional in the chain starts from: this one, with every stream's
+  /// sequence numbers past those the earlier branches (`earlier`, planned from this one) used, so
+  /// that no two operations of the chain share a stream and a number.
+  EventPlanner branch(const std::vector<EventPlanner>& earlier) const {
+    EventPlanner b = *this;
+    for (const EventPlanner& e : earlier)
+      for (std::size_t s = 0; s < clock_.size(); ++s) b.clock_[s][s] = std::max(b.clock_[s][s], e.clock_[s][s]);
+    return b;
+  }
+
+  /// After a conditional of the chain whose branches were planned from branch(): whichever ran,
+  /// later operations are ordered after it. The branches' operations join the chain's, marked as
+  /// in a branch (a wait for one orders after it when it ran, and costs nothing when it did not);
+  /// a stream knows of another only what it knows after every branch (`has_else`: else after
+  /// none, as before the conditional) and counts past every branch's numbers; it counts as forked
+  /// when every branch forked it.
+  void merge(const std::vector<EventPlanner>& branches, bool has_else) {
+    std::size_t before = ops_.size();
+    std::vector<const EventPlanner*> ways;
+    for (const EventPlanner& b : branches) ways.push_back(&b);
+    std::vector<std::vector<int>> knows = clock_;
+    std::set<int> forked = forked_;
+    for (std::size_t w = 0; w < ways.size(); ++w) {
+      const EventPlanner& b = *ways[w];
+      for (std::size_t q = before; q < b.ops_.size(); ++q) {
+        ops_.push_back(b.ops_[q]);
+        ops_.back().in_branch = true;
+      }
+      used_.insert(b.used_.begin(), b.used_.end());
+      for (std::size_t s = 0; s < clock_.size(); ++s)
+        for (std::size_t t = 0; t < clock_.size(); ++t)
+          knows[s][t] = s == t               ? std::max(knows[s][t], b.clock_[s][t])
+                        : w == 0 && has_else ? b.clock_[s][t]
+                                             : std::min(knows[s][t], b.clock_[s][t]);
+      std::set<int> both;
+      for (int s : w == 0 && has_else ? b.forked_ : forked)
+        if (b.forked_.count(s)) both.insert(s);
+      forked = std::move(both);
+    }
+    clock_ = std::move(knows);
+    forked_ = std::move(forked);
   }
 
   /// A state of the chain ends: its fork (the streams it used first), and the join when the chain
   /// ends with it (every stream of the chain whose work stream 0 does not know yet).
   void end_state(Block& st, bool chain_ends) { fork_and_join(st, state_forks_, chain_ends); }
 
+  /// A conditional of the chain ends (merge): no fork of its own; the join when the chain ends with it.
+  void end_conditional(Block& c, bool chain_ends) { fork_and_join(c, {}, chain_ends); }
+
   /// The streams the chain used so far.
   const std::set<int>& used() const { return used_; }
 
-  /// A loop whose streams carry their work across iterations (see state_chain): every stream but 0
+  /// A loop whose streams carry their work across iterations (see block_chain): every stream but 0
   /// counts as forked before its first iteration, so that no state of the body forks (a fork per
   /// iteration would order each iteration's work after stream 0's of the one before).
   void begin_loop() {
@@ -154,6 +203,7 @@ class EventPlanner {
     std::vector<int> clock;
     int* record;
     std::vector<Touch> touches;
+    bool in_branch;  ///< queued in a branch of a conditional of the chain (merge): it may not have run
   };
   int& next_event_;
   std::vector<std::vector<int>> clock_;  ///< per stream: the last sequence number it knows of each stream
@@ -192,13 +242,16 @@ bool places_transient(const SDFG& sdfg, const Block* st) {
   return false;
 }
 
-/// The states of `region` (a loop body, or a conditional's branch) in order when it is one chain
-/// of states, empty otherwise: it starts at its start state, each state's one edge (unconditional)
-/// leads to the next, which has no other predecessor, and the last has none; at most kMaxChain
-/// states, none placing a transient. Streams carry their work across the iterations of a loop whose
-/// body is one, and from the chain before a conditional into its branches when each is one. (A
-/// break, continue, branch or inner loop in the body makes it none.)
-std::vector<int> state_chain(const SDFG& sdfg, const Block& region) {
+int chain_states(const SDFG& sdfg, const Block& b);
+
+/// The blocks of `region` (a loop body, or a conditional's branch) in order when it is one chain,
+/// empty otherwise: it starts at its start block, each block's one edge (unconditional) leads to
+/// the next, which has no other predecessor, and the last has none; each block is a state that
+/// places no transient, or a conditional whose branches are such chains (or empty); at most
+/// kMaxChain states along the longest path through the branches. Streams carry their work across
+/// the iterations of a loop whose body is one, and from the chain before a conditional into its
+/// branches when each is one. (A break, continue, inner loop or branching edge makes it none.)
+std::vector<int> block_chain(const SDFG& sdfg, const Block& region) {
   auto n = region.blocks.size();
   if (n == 0 || n > static_cast<std::size_t>(kMaxChain)) return {};
   std::vector<const InterstateEdge*> out(n, nullptr);
@@ -210,9 +263,10 @@ std::vector<int> state_chain(const SDFG& sdfg, const Block& region) {
     ++in_edges[static_cast<std::size_t>(e.dst)];
   }
   std::vector<int> chain;
+  int states = 0;
   for (int b = std::max(0, start_of(region)); b >= 0 && chain.size() < n;) {
-    const Block& st = *region.blocks[static_cast<std::size_t>(b)];
-    if (st.kind != BlockKind::State || places_transient(sdfg, &st)) return {};
+    int length = chain_states(sdfg, *region.blocks[static_cast<std::size_t>(b)]);
+    if (length < 0 || (states += length) > kMaxChain) return {};
     if (!chain.empty() && in_edges[static_cast<std::size_t>(b)] != 1) return {};
     chain.push_back(b);
     const InterstateEdge* e = out[static_cast<std::size_t>(b)];
@@ -226,42 +280,49 @@ std::vector<int> state_chain(const SDFG& sdfg, const Block& region) {
   return chain;
 }
 
-/// States that follow each other in a chain: links[c] = b when state c runs right after state b and
-/// only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not the
-/// region's start), neither places a transient (allocations and frees around a state are stream 0
-/// work the fork and join order), and the chain is shorter than kMaxChain. Streams then carry their
-/// work from b into c with events only where operations conflict, instead of joining into stream 0
-/// at b's end. -1: c starts a chain. A conditional block c continues b's chain the same way when
-/// each of its branches is a chain of states (state_chain) short enough to extend b's: its branches
-/// are planned from b's schedule, and the streams join into stream 0 after it.
+/// How many states block `b` adds to a chain along its longest path (a state 1, a conditional its
+/// longest branch's block_chain), or -1 when it cannot be part of one.
+int chain_states(const SDFG& sdfg, const Block& b) {
+  if (b.kind == BlockKind::State) return places_transient(sdfg, &b) ? -1 : 1;
+  if (b.kind != BlockKind::Conditional) return -1;
+  int longest = 0;
+  for (auto& [cond, body] : b.branches) {
+    if (body->blocks.empty()) continue;
+    int states = 0;
+    for (int c : block_chain(sdfg, *body)) states += chain_states(sdfg, *body->blocks[static_cast<std::size_t>(c)]);
+    if (states == 0) return -1;
+    longest = std::max(longest, states);
+  }
+  return longest;
+}
+
+/// Blocks that follow each other in a chain: links[c] = b when block c runs right after block b
+/// and only then (b's one edge, unconditional, leads to c; c has no other predecessor and is not
+/// the region's start), b is a state or a conditional that continues a chain itself, c a state or
+/// a conditional (chain_states), neither places a transient (allocations and frees around a state
+/// are stream 0 work the fork and join order), and the chain has at most kMaxChain states along
+/// its longest path. Streams then carry their work from b into c with events only where
+/// operations conflict, instead of joining into stream 0 at b's end. -1: c starts a chain (a
+/// conditional that starts one is planned branch by branch, each branch its own chains).
 std::vector<int> chain_links(const SDFG& sdfg, const Block& r, const std::vector<int>& order) {
   auto n = r.blocks.size();
-  std::vector<int> out_edges(n, 0), in_edges(n, 0), links(n, -1), length(n, 1);
+  std::vector<int> out_edges(n, 0), in_edges(n, 0), links(n, -1), length(n, 0);
   for (auto& e : r.cf_edges) {
     ++out_edges[static_cast<std::size_t>(e.src)];
     ++in_edges[static_cast<std::size_t>(e.dst)];
   }
+  for (std::size_t b = 0; b < n; ++b) length[b] = std::max(0, chain_states(sdfg, *r.blocks[b]));
   int start = std::max(0, start_of(r));
   for (int c : order)  // in flow order, so that a chain's length is known at its predecessor
     for (auto& e : r.cf_edges) {
       auto B = static_cast<std::size_t>(e.src), C = static_cast<std::size_t>(c);
       if (e.dst != c || c == start || in_edges[C] != 1 || out_edges[B] != 1 || !e.unconditional()) continue;
-      const Block &b = *r.blocks[B], &cb = *r.blocks[C];
-      if (b.kind != BlockKind::State || places_transient(sdfg, &b) || length[B] >= kMaxChain) continue;
-      if (cb.kind == BlockKind::Conditional) {
-        std::size_t longest = 0;
-        bool chains = true;
-        for (auto& [cond, body] : cb.branches) {
-          std::vector<int> chain = state_chain(sdfg, *body);
-          chains &= !chain.empty() || body->blocks.empty();
-          longest = std::max(longest, chain.size());
-        }
-        if (chains && static_cast<int>(longest) + length[B] <= kMaxChain) links[C] = e.src;
-        continue;
-      }
-      if (cb.kind != BlockKind::State || places_transient(sdfg, &cb)) continue;
+      const Block& b = *r.blocks[B];
+      bool b_chains = b.kind == BlockKind::State ? !places_transient(sdfg, &b) : links[B] >= 0;
+      int states = chain_states(sdfg, *r.blocks[C]);
+      if (!b_chains || states < 0 || length[B] + states > kMaxChain) continue;
       links[C] = e.src;
-      length[C] = length[B] + 1;
+      length[C] = length[B] + states;
     }
   return links;
 }
@@ -357,7 +418,9 @@ class Synchronizer {
             planner.emplace(std::max(1, streams_), next_event_);
           bout = state(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
         } else if (int from = links[static_cast<std::size_t>(b)]; from >= 0) {
-          bout = carried_conditional(blk, bin, *planners[static_cast<std::size_t>(from)]);
+          auto& planner = planners[static_cast<std::size_t>(b)];
+          planner.emplace(*planners[static_cast<std::size_t>(from)]);
+          bout = chained_conditional(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
         } else {
           bout = block(blk, bin);
         }
@@ -407,20 +470,21 @@ class Synchronizer {
     return along;
   }
 
-  /// Plans the states `chain` of region `r` (state_chain) one after the other with `planner`, none
+  /// Plans the blocks `chain` of region `r` (block_chain) one after the other with `planner`, none
   /// joining; `p` is pending before the first. Returns what is pending after the last.
   Pending plan_chain(Block& r, const std::vector<int>& chain, Pending p, EventPlanner& planner) {
     for (std::size_t i = 0; i < chain.size(); ++i) {
       if (i > 0)
         for (auto& e : r.cf_edges)
           if (e.dst == chain[i]) p = cross(e, p);
-      p = state(*r.blocks[static_cast<std::size_t>(chain[i])], p, planner, false);
+      Block& b = *r.blocks[static_cast<std::size_t>(chain[i])];
+      p = b.kind == BlockKind::State ? state(b, p, planner, false) : chained_conditional(b, p, planner, false);
     }
     return p;
   }
 
-  /// Plans the body of a loop whose streams carry their work across iterations (its states `chain`,
-  /// see state_chain), `in` pending at the loop test; returns what is pending after one iteration.
+  /// Plans the body of a loop whose streams carry their work across iterations (its blocks `chain`,
+  /// see block_chain), `in` pending at the loop test; returns what is pending after one iteration.
   /// Two iterations are planned with one planner: the second orders each operation after the
   /// first's it conflicts with, through the same events (a wait takes an event's latest record:
   /// the previous iteration's for an operation later in the body, none yet in the first
@@ -457,27 +521,27 @@ class Synchronizer {
     }
   }
 
-  /// Plans conditional `c` whose branches are chains of states (state_chain), continuing the chain
-  /// of states before it (`before`: its planner after the chain's last state, which does not join):
-  /// each branch is planned from a copy of it, so the branch's operations wait only for the
-  /// chain's operations they conflict with. After the conditional every stream that the chain or a
-  /// branch used joins into stream 0 (the conditional block's join_events), whichever branch ran.
-  Pending carried_conditional(Block& c, Pending in, const EventPlanner& before) {
+  /// Plans conditional `c` of a chain (its branches are block_chains), `planner` the chain's after
+  /// the block before it: each branch is planned from a copy of it (EventPlanner::branch), so the
+  /// branch's operations wait only for the chain's operations they conflict with; then `planner`
+  /// merges the branches, so that the chain goes on after the conditional whichever branch ran.
+  /// With `chain_ends`, every stream whose work stream 0 may not know joins into it after the
+  /// conditional (its join_events).
+  Pending chained_conditional(Block& c, Pending in, EventPlanner& planner, bool chain_ends) {
     condition_waits(c, in);
     Pending out;
     bool has_else = false;
-    std::set<int> used = before.used();
+    std::vector<EventPlanner> branches;
     for (auto& [cond, body] : c.branches) {
       has_else |= !cond.has_value();
-      EventPlanner planner = before;
-      out.merge(plan_chain(*body, state_chain(sdfg_, *body), in, planner));
-      auto u = planner.used();
-      used.insert(u.begin(), u.end());
+      EventPlanner branch = planner.branch(branches);
+      out.merge(plan_chain(*body, block_chain(sdfg_, *body), in, branch));
+      branches.push_back(std::move(branch));
     }
     if (!has_else) out.merge(in);
-    used.erase(0);
-    set_joins(c, used, next_event_);
-    out.joined();
+    planner.merge(branches, has_else);
+    planner.end_conditional(c, chain_ends);
+    if (!c.join_events.empty()) out.joined();
     return out;
   }
 
@@ -517,7 +581,7 @@ class Synchronizer {
             auto x = code_reads((*st)->code);
             reads.insert(x.begin(), x.end());
           }
-        std::vector<int> chain = chains_ ? state_chain(sdfg_, b) : std::vector<int>{};
+        std::vector<int> chain = chains_ ? block_chain(sdfg_, b) : std::vector<int>{};
         // The body's work is pending when the condition is evaluated again: iterate.
         Pending head = in;
         for (int round = 0; round < 8; ++round) {

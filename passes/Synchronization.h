@@ -20,8 +20,11 @@
 /// the caller's stream) are ordered after it. A loop whose body is one such chain carries its streams across
 /// iterations: they fork before the loop and join after it (the loop block's fork and join), and two iterations planned
 /// with one planner give each operation the events of the previous iteration's operations it conflicts with
-/// (docs/design.md). A conditional whose branches are such chains continues the chain before it, and its streams join
-/// once after it. With one stream
+/// (docs/design.md). A conditional whose branches are such chains (of states and such conditionals) is part of the
+/// chain before it and after it: each branch is planned from the chain so far; after the conditional the chain goes on
+/// knowing only what every branch knows, and a wait for an operation of a branch (which may not have run: then the
+/// event's latest record is older work, and waiting for it costs nothing) tells nothing more. A loop body may be such
+/// a chain, conditionals included. With one stream
 /// (`--gpu-streams 0`, the default) GPU operations are queued on stream 0 in program order, so they are ordered among
 /// themselves and no event is needed. Host ordering (every mode): the host waits for the streams of the pending work. A
 /// forward dataflow analysis over the control flow (states, interstate edges, loops, conditionals) tracks, at each

@@ -153,6 +153,80 @@ inline std::string branch_stages(const int (&reps)[3][4], int shift = 0) {
   return write_sdfg(*b.build());
 }
 
+/// A conditional block `label` on `condition` with one state per branch (then: `then_state`,
+/// else: `else_state`), for the caller to fill.
+inline std::unique_ptr<Block> two_way(const std::string& label, const std::string& condition,
+                                      const std::string& then_state, const std::string& else_state) {
+  auto cond = std::make_unique<Block>(BlockKind::Conditional);
+  cond->label = label;
+  cond->type_name = "ConditionalBlock";
+  for (int branch = 0; branch < 2; ++branch) {
+    auto body = std::make_unique<Block>(BlockKind::Region);
+    body->label = branch == 0 ? "then" : "else";
+    body->type_name = "ControlFlowRegion";
+    auto st = std::make_unique<Block>(BlockKind::State);
+    st->label = branch == 0 ? then_state : else_state;
+    st->type_name = "SDFGState";
+    body->blocks.push_back(std::move(st));
+    body->start_block = 0;
+    std::optional<CodeBlock> c;
+    if (branch == 0) c = CodeBlock{condition, Language::Python};
+    cond->branches.emplace_back(std::move(c), std::move(body));
+  }
+  return cond;
+}
+
+/// A time loop whose body is a chain with a conditional in it, on device arrays x_k, y_k, z_k: for
+/// t in [0, T), state "step" computes y_k from x_{(k + shift) % 4} (reps[0]); then, if t is even,
+/// branch state "even" z_k from y_k (reps[1]), else branch state "odd" z_k from
+/// y_{(k + shift) % 4} (reps[2]); then state "back" x_k from z_{(k + shift) % 4} (reps[3]). With
+/// --gpu-streams 4 the streams carry their work through the conditional, into the state after it
+/// and into the next iteration, without a join. `looped` false: the body alone, once, at the top
+/// level (t an argument).
+inline std::string loop_branch_stages(const int (&reps)[4][4], int shift = 0, bool looped = true) {
+  SDFGBuilder b("loop_branch_stages");
+  b.symbol("N").symbol("T").symbol("t");
+  for (const char* n : {"x", "y", "z"})
+    for (int k = 0; k < 4; ++k) b.array(n + std::to_string(k), DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  if (looped)
+    b.loop("time", "t", "0", "t < T", "t + 1");
+  else
+    b.state("step");
+  Block& loop = looped ? *b.sdfg().root.blocks.back() : b.sdfg().root;
+  loop.blocks[0]->label = "step";
+  four_kernels(b, *loop.blocks[0], "a", "x", "y", reps[0], shift);
+  loop.blocks.push_back(two_way("choose", "t % 2 == 0", "even", "odd"));
+  Block& choose = *loop.blocks.back();
+  four_kernels(b, *choose.branches[0].second->blocks[0], "b", "y", "z", reps[1], 0);
+  four_kernels(b, *choose.branches[1].second->blocks[0], "c", "y", "z", reps[2], shift);
+  auto back = std::make_unique<Block>(BlockKind::State);
+  back->label = "back";
+  back->type_name = "SDFGState";
+  loop.blocks.push_back(std::move(back));
+  four_kernels(b, *loop.blocks.back(), "d", "z", "x", reps[3], shift);
+  for (int e = 0; e < 2; ++e) {
+    InterstateEdge edge;
+    edge.src = e;
+    edge.dst = e + 1;
+    edge.condition = {"1", Language::Python};
+    loop.cf_edges.push_back(std::move(edge));
+  }
+  return write_sdfg(*b.build());
+}
+
+/// x_k after `T` iterations of loop_branch_stages from x_k = x0[k] (every element alike).
+inline std::vector<double> loop_branch_stages_expected(const int (&reps)[4][4], int shift, int T,
+                                                       const std::vector<double>& x0) {
+  std::vector<double> x = x0, y(4), z(4);
+  auto at = [](std::vector<double>& v, int k) -> double& { return v[static_cast<std::size_t>(k % 4)]; };
+  for (int t = 0; t < T; ++t) {
+    for (int k = 0; k < 4; ++k) at(y, k) = at(x, k + shift) + reps[0][k];
+    for (int k = 0; k < 4; ++k) at(z, k) = t % 2 == 0 ? at(y, k) + reps[1][k] : at(y, k + shift) + reps[2][k];
+    for (int k = 0; k < 4; ++k) at(x, k) = at(z, k + shift) + reps[3][k];
+  }
+  return x;
+}
+
 /// z_k after branch_stages with x_j[i] = x: each kernel on the path adds its loop count.
 inline double branch_stages_expected(const int (&reps)[3][4], int shift, bool then, int k, double x) {
   return then ? x + reps[0][(k + shift) % 4] + reps[1][k] : x + reps[0][k] + reps[2][k];

@@ -324,10 +324,11 @@ struct StageConfig {
   int streams;
 };
 
-sdfc::Program compile_cuda(const std::string& sdfg, int streams) {
+sdfc::Program compile_cuda(const std::string& sdfg, int streams, bool graph = false) {
   sdfc::Options o;
   o.target = "cuda";
   o.gpu_streams = streams;
+  o.gpu_graph = graph;
   return sdfc::Program::compile_string(sdfg, o);
 }
 
@@ -455,6 +456,56 @@ TEST(GpuStream, BranchesContinuingAChainGiveTheirResultsInEveryStreamMode) {
   }
   cudaStreamDestroy(s);
   std::printf("[   NOTE   ] %d runs of branches continuing a chain, 3 calls each, every element checked\n", runs);
+}
+
+// A time loop whose body is a chain with a conditional in it (tests/TwoStages.h,
+// loop_branch_stages): step -> (even | odd) -> back. With several streams the streams carry their
+// work through the conditional, into the state after it and into the next iteration; "back" waits
+// for both branches' events, one of which holds an older record or none. The branch alternates
+// every iteration and the long kernels sit on different streams in each state, so a missing event
+// shows as a wrong sum; every element is checked after each of 3 calls (7 and 8 iterations: the
+// last one odd and even), behind a busy caller's stream and blocking; and under --gpu-graph with 2
+// and 4 streams (the loop captured, the events graph edges; replayed while T stays the same).
+TEST(GpuStream, ConditionalsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int reps[4][4] = {{400, 20, 20, 20}, {20, 400, 20, 20}, {20, 20, 400, 20}, {20, 20, 20, 400}};
+  StageArrays a(3000);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  struct Config {
+    int streams, shift;
+    bool graph;
+  };
+  std::vector<Config> configs{{0, 0, false}, {1, 0, false}, {2, 0, false}, {4, 0, false}, {0, 1, false},
+                              {1, 1, false}, {2, 1, false}, {4, 1, false}, {2, 1, true},  {4, 1, true}};
+  int runs = 0;
+  for (const Config& c : configs) {
+    const int streams = c.streams, shift = c.shift;
+    sdfc::Program p = compile_cuda(sdfc::test::loop_branch_stages(reps, shift), streams, c.graph);
+    a.bind(p);
+    for (int T : {7, 8})
+      for (bool external : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "shift " << shift << " --gpu-streams " << streams << " graph " << c.graph
+                                          << " T " << T << " caller's stream " << external);
+        p.set_value("T", T);
+        p.set_external_stream(external ? s : nullptr);
+        for (int round = 0; round < 3; ++round) {
+          double base = 1000.0 * (round + 1);
+          a.refill(s, base);
+          call_after(p, s, external);
+          std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
+          std::vector<double> want = sdfc::test::loop_branch_stages_expected(reps, shift, T, x0);
+          for (int k = 0; k < 4; ++k)
+            a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
+                     [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
+        }
+        ++runs;
+      }
+    p.set_external_stream(nullptr);
+  }
+  cudaStreamDestroy(s);
+  std::printf(
+      "[   NOTE   ] %d runs of time loops with a conditional in the body, 3 calls each, every element checked\n", runs);
 }
 
 // A host tasklet that queues a copy on __dace_current_stream (tests/StreamTasklet.h): the copy

@@ -334,6 +334,115 @@ TEST(Synchronization, BranchesContinueTheChainBeforeThem) {
 
 namespace {
 
+const int kBranchReps[4][4] = {{2, 20, 2, 2}, {3, 3, 30, 3}, {4, 40, 4, 4}, {5, 5, 5, 50}};
+
+std::unique_ptr<SDFG> loop_branch_scheduled(int shift, int streams, bool looped = true) {
+  auto sdfg = load_sdfg_text(loop_branch_stages(kBranchReps, shift, looped), "loop_branch_stages");
+  run_pipeline(*sdfg, cuda_streams(streams));
+  return sdfg;
+}
+
+/// Kernel `label` in the state `state` of region `r`, or of a branch of a conditional in it.
+Node& kernel_in(Block& r, const std::string& state, const std::string& label) {
+  for (auto& b : r.blocks) {
+    if (b->kind == BlockKind::Conditional)
+      for (auto& [cond, body] : b->branches)
+        for (auto& st : body->blocks)
+          if (st->label == state) return kernel_in(*body, state, label);
+    if (b->label != state) continue;
+    for (auto& n : b->nodes)
+      if (n->kind == NodeKind::MapEntry && n->map.label == label) return *n;
+  }
+  throw std::runtime_error("no map " + label + " in " + state);
+}
+
+/// With `waiter` (kernel d0) without its events, the verifier (4 streams) reports its read of z1
+/// racing with each writer named in `writers`.
+void expect_races_without_events(SDFG& sdfg, Node& waiter, const std::vector<std::string>& writers) {
+  waiter.wait_events.clear();
+  SyncReport r = verify_sync(sdfg, cuda_streams(4));
+  for (auto& w : writers) {
+    std::string race = w +
+                       " writes on stream 1 and kernel d0 in state \"back\" reads on stream 0 are not ordered "
+                       "(container z1)";
+    EXPECT_NE(std::find(r.races.begin(), r.races.end(), race), r.races.end())
+        << race << "\nfound:\n"
+        << fmt::format("{}", fmt::join(r.races, "\n"));
+  }
+}
+
+/// Every block of `r` (and of its conditionals' branches): no fork, no join of its own.
+void expect_no_fork_or_join(const Block& r) {
+  for (auto& b : r.blocks) {
+    EXPECT_EQ(b->fork_event, -1) << b->label;
+    EXPECT_TRUE(b->join_events.empty()) << b->label;
+    for (auto& [cond, body] : b->branches) expect_no_fork_or_join(*body);
+  }
+}
+
+}  // namespace
+
+TEST(Synchronization, StreamsCarryTheirWorkThroughAConditionalInALoop) {
+  // loop_branch_stages, shift 1: the body is step -> (even | odd) -> back. The "odd" kernels read
+  // what "step" kernels of other streams wrote (one event each), the "even" ones what their own
+  // stream wrote (they wait only for the previous iteration's reader of what they overwrite); "back" waits for
+  // whichever branch wrote its input on another stream (both branches' events: a wait for the one that did not run
+  // costs nothing). The streams fork once before the loop and join once after it: no block of the body forks or joins.
+  auto sdfg = loop_branch_scheduled(1, 4);
+  Block& loop = *sdfg->root.blocks[0];
+  EXPECT_EQ(loop.fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(loop.join_events.size(), 3u);
+  expect_no_fork_or_join(loop);
+  for (int k = 0; k < 4; ++k) {
+    std::string ks = std::to_string(k), next = std::to_string((k + 1) % 4);
+    Node& a_next = kernel_in(loop, "step", "a" + next);
+    // b_k overwrites z_k, which d_{k-1} of the previous iteration read on another stream.
+    EXPECT_EQ(kernel_in(loop, "even", "b" + ks).wait_events,
+              (std::vector<int>{kernel_in(loop, "back", "d" + std::to_string((k + 3) % 4)).record_event}))
+        << k;
+    std::vector<int> odd = kernel_in(loop, "odd", "c" + ks).wait_events;
+    EXPECT_NE(std::find(odd.begin(), odd.end(), a_next.record_event), odd.end()) << k;
+    std::vector<int> back = kernel_in(loop, "back", "d" + ks).wait_events;
+    for (const char* branch : {"even", "odd"}) {
+      Node& writer = kernel_in(loop, branch, (branch[0] == 'e' ? "b" : "c") + next);
+      EXPECT_NE(writer.record_event, -1) << k;
+      EXPECT_NE(std::find(back.begin(), back.end(), writer.record_event), back.end()) << k << " " << branch;
+    }
+  }
+  for (int streams : {0, 1, 2, 4})
+    for (int shift : {0, 1}) {
+      auto s = loop_branch_scheduled(shift, streams);
+      SyncReport r = verify_sync(*s, cuda_streams(streams));
+      EXPECT_TRUE(r.ok()) << streams << " " << shift << ": " << r.races.front();
+    }
+  // Without "back"'s waits, the verifier finds the races with both branches that write its input.
+  expect_races_without_events(*sdfg, kernel_in(loop, "back", "d0"),
+                              {"kernel b1 in state \"even\"", "kernel c1 in state \"odd\""});
+}
+
+TEST(Synchronization, TheChainGoesOnAfterAConditional) {
+  // The same body once, at the top level: "back" continues the chain through the conditional (no
+  // join after it, nor a fork at "back"); the streams join at the end of "back", the chain's end.
+  auto sdfg = loop_branch_scheduled(1, 4, false);
+  Block &step = *sdfg->root.blocks[0], &choose = *sdfg->root.blocks[1], &back = *sdfg->root.blocks[2];
+  ASSERT_EQ(choose.kind, BlockKind::Conditional);
+  EXPECT_EQ(step.fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(step.join_events.empty());
+  EXPECT_TRUE(choose.join_events.empty());
+  EXPECT_EQ(back.fork_event, -1);
+  EXPECT_EQ(back.join_events.size(), 3u);
+  for (int streams : {0, 1, 2, 4})
+    for (int shift : {0, 1}) {
+      auto s = loop_branch_scheduled(shift, streams, false);
+      SyncReport r = verify_sync(*s, cuda_streams(streams));
+      EXPECT_TRUE(r.ok()) << streams << " " << shift << ": " << r.races.front();
+    }
+  expect_races_without_events(*sdfg, kernel_in(sdfg->root, "back", "d0"),
+                              {"kernel b1 in state \"even\"", "kernel c1 in state \"odd\""});
+}
+
+namespace {
+
 /// The verifier proves `sdfg`; without `waiter`'s host waits it reports a race naming `names`.
 void expect_race_without_wait(SDFG& sdfg, const CompileOptions& o, Node& waiter,
                               const std::vector<std::string>& names) {
