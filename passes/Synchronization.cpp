@@ -123,7 +123,9 @@ class EventPlanner {
       if (!q.in_branch)
         for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], q.clock[t]);
     }
+    // Two planned iterations of a loop give an operation two entries with one event.
     std::sort(waits.begin(), waits.end());
+    waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
     int seq = ++clock_[S][S];
     ops_.push_back(Op{stream, seq, clock_[S], record, touches, false});
     return waits;
@@ -178,6 +180,30 @@ class EventPlanner {
 
   /// A conditional of the chain ends (merge): no fork of its own; the join when the chain ends with it.
   void end_conditional(Block& c, bool chain_ends) { fork_and_join(c, {}, chain_ends); }
+
+  /// A loop of the chain starts (on a copy: branch()): every stream the chain has not forked yet
+  /// forks here, before the loop (returned: those the loop uses become its fork, see end_loop_in_chain),
+  /// so that no state of the body forks (a fork per iteration would order each iteration's work after
+  /// stream 0's of the one before).
+  std::set<int> enter_loop() {
+    std::set<int> forks;
+    for (int s = 1; s < static_cast<int>(clock_.size()); ++s)
+      if (forked_.insert(s).second) {
+        forks.insert(s);
+        auto S = static_cast<std::size_t>(s);
+        for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], clock_[0][t]);
+      }
+    return forks;
+  }
+  /// A loop of the chain ends (after merge() with the copy that planned its iterations): its fork
+  /// before it (of `forks` from enter_loop, those the loop used), and the join when the chain ends
+  /// with it.
+  void end_loop_in_chain(Block& loop, const std::set<int>& forks, const std::set<int>& loop_used, bool chain_ends) {
+    std::set<int> used;
+    for (int s : forks)
+      if (loop_used.count(s)) used.insert(s);
+    fork_and_join(loop, used, chain_ends);
+  }
 
   /// The streams the chain used so far.
   const std::set<int>& used() const { return used_; }
@@ -284,6 +310,11 @@ std::vector<int> block_chain(const SDFG& sdfg, const Block& region) {
 /// longest branch's block_chain), or -1 when it cannot be part of one.
 int chain_states(const SDFG& sdfg, const Block& b) {
   if (b.kind == BlockKind::State) return places_transient(sdfg, &b) ? -1 : 1;
+  if (b.kind == BlockKind::Loop) {  // its body, planned for two iterations
+    int states = 0;
+    for (int c : block_chain(sdfg, b)) states += chain_states(sdfg, *b.blocks[static_cast<std::size_t>(c)]);
+    return states == 0 ? -1 : 2 * states;
+  }
   if (b.kind != BlockKind::Conditional) return -1;
   int longest = 0;
   for (auto& [cond, body] : b.branches) {
@@ -420,7 +451,7 @@ class Synchronizer {
         } else if (int from = links[static_cast<std::size_t>(b)]; from >= 0) {
           auto& planner = planners[static_cast<std::size_t>(b)];
           planner.emplace(*planners[static_cast<std::size_t>(from)]);
-          bout = chained_conditional(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
+          bout = chained_block(blk, bin, *planner, !continued[static_cast<std::size_t>(b)]);
         } else {
           bout = block(blk, bin);
         }
@@ -478,7 +509,7 @@ class Synchronizer {
         for (auto& e : r.cf_edges)
           if (e.dst == chain[i]) p = cross(e, p);
       Block& b = *r.blocks[static_cast<std::size_t>(chain[i])];
-      p = b.kind == BlockKind::State ? state(b, p, planner, false) : chained_conditional(b, p, planner, false);
+      p = b.kind == BlockKind::State ? state(b, p, planner, false) : chained_block(b, p, planner, false);
     }
     return p;
   }
@@ -493,18 +524,27 @@ class Synchronizer {
   Pending carried(Block& loop, const std::vector<int>& chain, const Pending& in) {
     EventPlanner planner(std::max(1, streams_), next_event_);
     planner.begin_loop();
+    Pending first = plan_iterations(loop, chain, in, planner);
+    planner.end_loop(loop);
+    return first;
+  }
+
+  /// Plans two iterations of the loop body `chain` with `planner` (see carried); returns what is
+  /// pending after one. Inside the second iteration of an enclosing loop, every wait adds to the
+  /// ones planned before.
+  Pending plan_iterations(Block& loop, const std::vector<int>& chain, const Pending& in, EventPlanner& planner) {
+    bool enclosing = accumulate_waits_;
     Pending first;
     for (int iteration = 0; iteration < 2; ++iteration) {
-      accumulate_waits_ = iteration == 1;
+      accumulate_waits_ = enclosing || iteration == 1;
       // Host waits: the loop's own fixpoint adds what the previous iteration left pending.
       Pending p = plan_chain(loop, chain, in, planner);
       if (iteration == 0) first = p;
     }
-    accumulate_waits_ = false;
-    planner.end_loop(loop);
+    accumulate_waits_ = enclosing;
     return first;
   }
-  bool accumulate_waits_ = false;  ///< a carried loop's second iteration: waits add to the first's
+  bool accumulate_waits_ = false;  ///< a loop's second planned iteration: waits add to the first's
 
   /// The host waits before evaluating conditional `c`'s conditions, when they read what GPU work
   /// may still write.
@@ -545,6 +585,65 @@ class Synchronizer {
     return out;
   }
 
+  /// A conditional or a loop of a chain (chain_states), planned with the chain's `planner`.
+  Pending chained_block(Block& b, Pending in, EventPlanner& planner, bool chain_ends) {
+    return b.kind == BlockKind::Loop ? chained_loop(b, in, planner, chain_ends)
+                                     : chained_conditional(b, in, planner, chain_ends);
+  }
+
+  /// Plans loop `loop` of a chain (its body a block_chain), `planner` the chain's after the block
+  /// before it: the streams the chain has not forked yet fork before the loop (enter_loop), two
+  /// iterations are planned from a copy of the chain's planner as for a loop that carries its
+  /// streams (carried), and `planner` then merges that copy as the one branch of a conditional
+  /// without else (the loop may run no iteration): after the loop a stream knows only what it knew
+  /// before it, and a wait for an operation of the body (the last iteration's, by the event's
+  /// latest record) grants nothing more. No join at the loop's end unless `chain_ends`.
+  Pending chained_loop(Block& loop, Pending in, EventPlanner& planner, bool chain_ends) {
+    std::vector<int> chain = block_chain(sdfg_, loop);
+    std::optional<EventPlanner> body;
+    std::set<int> forks;
+    Pending out = loop_fixpoint(loop, in, [&](const Pending& at_test) {
+      body.emplace(planner.branch({}));
+      forks = body->enter_loop();
+      return plan_iterations(loop, chain, at_test, *body);
+    });
+    planner.merge({*body}, /*has_else=*/false);
+    planner.end_loop_in_chain(loop, forks, body->used(), chain_ends);
+    if (!loop.join_events.empty()) out.joined();
+    return out;
+  }
+
+  /// The host side of loop `b`: the host waits before the test for what the body's GPU work may
+  /// still write that the test reads; the body's pending work reaches the test again, so the body
+  /// (`body`: what is pending after one iteration, from what is pending at the test) is planned to
+  /// a fixpoint. Returns what is pending after the loop.
+  template <typename Body>
+  Pending loop_fixpoint(Block& b, const Pending& in, Body body) {
+    std::set<std::string> reads = code_reads(b.loop_condition.code);
+    for (auto* st : {&b.init_statement, &b.update_statement})
+      if (*st) {
+        auto x = code_reads((*st)->code);
+        reads.insert(x.begin(), x.end());
+      }
+    Pending head = in;
+    for (int round = 0; round < 8; ++round) {
+      Pending at_test = head;
+      if (reads_pending(reads, at_test)) {
+        std::vector<int> w = at_test.streams();
+        std::set<int> all(b.host_waits.begin(), b.host_waits.end());
+        all.insert(w.begin(), w.end());
+        b.host_waits.assign(all.begin(), all.end());
+        at_test.done(w);
+      }
+      Pending next = in;
+      next.merge(body(at_test));
+      if (next == head) break;
+      head = next;
+    }
+    head.done(b.host_waits);  // the last test (the exit) waited for these
+    return head;
+  }
+
   static bool reads_pending(const std::set<std::string>& reads, const Pending& p) {
     for (auto& r : reads)
       if (p.written.count(r)) return true;
@@ -575,31 +674,10 @@ class Synchronizer {
         return out;
       }
       case BlockKind::Loop: {
-        std::set<std::string> reads = code_reads(b.loop_condition.code);
-        for (auto* st : {&b.init_statement, &b.update_statement})
-          if (*st) {
-            auto x = code_reads((*st)->code);
-            reads.insert(x.begin(), x.end());
-          }
         std::vector<int> chain = chains_ ? block_chain(sdfg_, b) : std::vector<int>{};
-        // The body's work is pending when the condition is evaluated again: iterate.
-        Pending head = in;
-        for (int round = 0; round < 8; ++round) {
-          Pending at_test = head;
-          if (reads_pending(reads, at_test)) {
-            std::vector<int> w = at_test.streams();
-            std::set<int> all(b.host_waits.begin(), b.host_waits.end());
-            all.insert(w.begin(), w.end());
-            b.host_waits.assign(all.begin(), all.end());
-            at_test.done(w);
-          }
-          Pending body_out = chain.empty() ? region(b, at_test) : carried(b, chain, at_test);
-          Pending next = in;
-          next.merge(body_out);
-          if (next == head) break;
-          head = next;
-        }
-        head.done(b.host_waits);            // the last test (the exit) waited for these
+        Pending head = loop_fixpoint(b, in, [&](const Pending& at_test) {
+          return chain.empty() ? region(b, at_test) : carried(b, chain, at_test);
+        });
         if (!chain.empty()) head.joined();  // the join after a carried loop
         return head;
       }

@@ -24,7 +24,8 @@
 /// chain before it and after it: each branch is planned from the chain so far; after the conditional the chain goes on
 /// knowing only what every branch knows, and a wait for an operation of a branch (which may not have run: then the
 /// event's latest record is older work, and waiting for it costs nothing) tells nothing more. A loop body may be such
-/// a chain, conditionals included. With one stream
+/// a chain, conditionals included. An inner loop whose body is such a chain is part of the chain as well: planned for
+/// two iterations from the chain so far, then merged as a branch that may not have run (no iteration). With one stream
 /// (`--gpu-streams 0`, the default) GPU operations are queued on stream 0 in program order, so they are ordered among
 /// themselves and no event is needed. Host ordering (every mode): the host waits for the streams of the pending work. A
 /// forward dataflow analysis over the control flow (states, interstate edges, loops, conditionals) tracks, at each

@@ -227,6 +227,74 @@ inline std::vector<double> loop_branch_stages_expected(const int (&reps)[4][4], 
   return x;
 }
 
+/// A time loop with an inner loop of substeps in its body, on device arrays x_k, y_k, z_k: for t in
+/// [0, T), state "step" computes z_k from x_{(k + shift) % 4} (reps[0]); then for s in [0, S) state
+/// "sub_a" y_k from z_{(k + shift) % 4} (reps[1]) and state "sub_b" z_k from y_k (reps[2]); then
+/// state "back" x_k from z_{(k + shift) % 4} (reps[3]). With --gpu-streams 4 the streams carry
+/// their work into the inner loop, across its iterations, out of it and into the next time step,
+/// without a join.
+inline std::string loop_substeps(const int (&reps)[4][4], int shift = 0) {
+  SDFGBuilder b("loop_substeps");
+  b.symbol("N").symbol("T").symbol("S").symbol("t").symbol("s");
+  for (const char* n : {"x", "y", "z"})
+    for (int k = 0; k < 4; ++k) b.array(n + std::to_string(k), DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  b.loop("time", "t", "0", "t < T", "t + 1");
+  Block& loop = *b.sdfg().root.blocks.back();
+  loop.blocks[0]->label = "step";
+  four_kernels(b, *loop.blocks[0], "a", "x", "z", reps[0], shift);
+  auto sub = std::make_unique<Block>(BlockKind::Loop);
+  sub->label = "substeps";
+  sub->type_name = "LoopRegion";
+  sub->loop_variable = "s";
+  sub->init_statement = CodeBlock{"s = 0", Language::Python};
+  sub->loop_condition = CodeBlock{"s < S", Language::Python};
+  sub->update_statement = CodeBlock{"s = s + 1", Language::Python};
+  for (const char* label : {"sub_a", "sub_b"}) {
+    auto st = std::make_unique<Block>(BlockKind::State);
+    st->label = label;
+    st->type_name = "SDFGState";
+    sub->blocks.push_back(std::move(st));
+  }
+  InterstateEdge inner;
+  inner.src = 0;
+  inner.dst = 1;
+  inner.condition = {"1", Language::Python};
+  sub->cf_edges.push_back(std::move(inner));
+  four_kernels(b, *sub->blocks[0], "b", "z", "y", reps[1], shift);
+  four_kernels(b, *sub->blocks[1], "c", "y", "z", reps[2], 0);
+  loop.blocks.push_back(std::move(sub));
+  auto back = std::make_unique<Block>(BlockKind::State);
+  back->label = "back";
+  back->type_name = "SDFGState";
+  loop.blocks.push_back(std::move(back));
+  four_kernels(b, *loop.blocks.back(), "d", "z", "x", reps[3], shift);
+  for (int e = 0; e < 2; ++e) {
+    InterstateEdge edge;
+    edge.src = e;
+    edge.dst = e + 1;
+    edge.condition = {"1", Language::Python};
+    loop.cf_edges.push_back(std::move(edge));
+  }
+  return write_sdfg(*b.build());
+}
+
+/// x_k after `T` time steps of `S` substeps of loop_substeps from x_k = x0[k] (every element alike).
+inline std::vector<double> loop_substeps_expected(const int (&reps)[4][4], int shift, int T, int S,
+                                                  const std::vector<double>& x0) {
+  std::vector<double> x = x0, y(4), z(4), w(4);
+  auto at = [](std::vector<double>& v, int k) -> double& { return v[static_cast<std::size_t>(k % 4)]; };
+  for (int t = 0; t < T; ++t) {
+    for (int k = 0; k < 4; ++k) at(z, k) = at(x, k + shift) + reps[0][k];
+    for (int s = 0; s < S; ++s) {
+      for (int k = 0; k < 4; ++k) at(y, k) = at(z, k + shift) + reps[1][k];
+      for (int k = 0; k < 4; ++k) at(z, k) = at(y, k) + reps[2][k];
+    }
+    for (int k = 0; k < 4; ++k) at(w, k) = at(z, k + shift) + reps[3][k];
+    x = w;
+  }
+  return x;
+}
+
 /// z_k after branch_stages with x_j[i] = x: each kernel on the path adds its loop count.
 inline double branch_stages_expected(const int (&reps)[3][4], int shift, bool then, int k, double x) {
   return then ? x + reps[0][(k + shift) % 4] + reps[1][k] : x + reps[0][k] + reps[2][k];

@@ -508,6 +508,54 @@ TEST(GpuStream, ConditionalsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
       "[   NOTE   ] %d runs of time loops with a conditional in the body, 3 calls each, every element checked\n", runs);
 }
 
+// A time loop with an inner loop of substeps (tests/TwoStages.h, loop_substeps): with several
+// streams the streams carry their work into the inner loop, across its iterations, out of it and
+// into the next time step; a kernel of the inner loop waits for the writers before the loop and in
+// the previous substep, and "back" for both (also with no substep at all: S = 0). Every element is
+// checked after each of 3 calls, behind a busy caller's stream and blocking; and under --gpu-graph
+// with 4 streams.
+TEST(GpuStream, InnerLoopsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const int reps[4][4] = {{400, 20, 20, 20}, {20, 400, 20, 20}, {20, 20, 400, 20}, {20, 20, 20, 400}};
+  StageArrays a(3000);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  struct Config {
+    int streams, shift;
+    bool graph;
+  };
+  std::vector<Config> configs{{0, 1, false}, {1, 1, false}, {2, 1, false}, {4, 0, false}, {4, 1, false}, {4, 1, true}};
+  const int T = 3;
+  int runs = 0;
+  for (const Config& c : configs) {
+    sdfc::Program p = compile_cuda(sdfc::test::loop_substeps(reps, c.shift), c.streams, c.graph);
+    a.bind(p);
+    p.set_value("T", T);
+    for (int S : {0, 1, 3})
+      for (bool external : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " --gpu-streams " << c.streams << " graph "
+                                          << c.graph << " S " << S << " caller's stream " << external);
+        p.set_value("S", S);
+        p.set_external_stream(external ? s : nullptr);
+        for (int round = 0; round < 3; ++round) {
+          double base = 1000.0 * (round + 1);
+          a.refill(s, base);
+          call_after(p, s, external);
+          std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
+          std::vector<double> want = sdfc::test::loop_substeps_expected(reps, c.shift, T, S, x0);
+          for (int k = 0; k < 4; ++k)
+            a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
+                     [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
+        }
+        ++runs;
+      }
+    p.set_external_stream(nullptr);
+  }
+  cudaStreamDestroy(s);
+  std::printf("[   NOTE   ] %d runs of time loops with inner substep loops, 3 calls each, every element checked\n",
+              runs);
+}
+
 // A host tasklet that queues a copy on __dace_current_stream (tests/StreamTasklet.h): the copy
 // waits for the kernel, and the host map after it reads the copied values, also when the caller's
 // stream is still busy when the call starts (a missing wait then reads stale host memory). The

@@ -379,6 +379,7 @@ void expect_no_fork_or_join(const Block& r) {
     EXPECT_EQ(b->fork_event, -1) << b->label;
     EXPECT_TRUE(b->join_events.empty()) << b->label;
     for (auto& [cond, body] : b->branches) expect_no_fork_or_join(*body);
+    if (b->kind == BlockKind::Loop) expect_no_fork_or_join(*b);
   }
 }
 
@@ -422,6 +423,46 @@ TEST(Synchronization, StreamsCarryTheirWorkThroughAConditionalInALoop) {
                               {"kernel b1 in state \"even\"", "kernel c1 in state \"odd\""});
 }
 
+TEST(Synchronization, StreamsCarryTheirWorkThroughAnInnerLoop) {
+  // loop_substeps, shift 1: a time loop whose body is step -> substeps (an inner loop over
+  // sub_a -> sub_b) -> back. The streams fork once before the time loop and join once after it;
+  // neither the inner loop nor any state forks or joins. b_k (sub_a) reads z_{k+1}, which a_{k+1}
+  // (before the inner loop) or c_{k+1} (the previous substep) wrote on another stream: it waits
+  // for both events.
+  const int reps[4][4] = {{2, 20, 2, 2}, {3, 3, 30, 3}, {4, 40, 4, 4}, {5, 5, 5, 50}};
+  auto scheduled = [&](int shift, int streams) {
+    auto sdfg = load_sdfg_text(loop_substeps(reps, shift), "loop_substeps");
+    run_pipeline(*sdfg, cuda_streams(streams));
+    return sdfg;
+  };
+  auto sdfg = scheduled(1, 4);
+  Block& loop = *sdfg->root.blocks[0];
+  Block& sub = *loop.blocks[1];
+  ASSERT_EQ(sub.kind, BlockKind::Loop);
+  EXPECT_EQ(loop.fork_streams, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(loop.join_events.size(), 3u);
+  expect_no_fork_or_join(loop);
+  for (int k = 0; k < 4; ++k) {
+    std::string ks = std::to_string(k), next = std::to_string((k + 1) % 4);
+    std::vector<int> waits = kernel_in(sub, "sub_a", "b" + ks).wait_events;
+    for (Node* writer : {&kernel_in(loop, "step", "a" + next), &kernel_in(sub, "sub_b", "c" + next)}) {
+      EXPECT_NE(writer->record_event, -1) << k;
+      EXPECT_NE(std::find(waits.begin(), waits.end(), writer->record_event), waits.end()) << k;
+    }
+  }
+  for (int streams : {0, 1, 2, 4})
+    for (int shift : {0, 1}) {
+      auto s = scheduled(shift, streams);
+      SyncReport r = verify_sync(*s, cuda_streams(streams));
+      EXPECT_TRUE(r.ok()) << streams << " " << shift << ": " << r.races.front();
+    }
+  // Without sub_a's waits, the verifier finds its read racing with the writers of z1.
+  kernel_in(sub, "sub_a", "b0").wait_events.clear();
+  SyncReport broken = verify_sync(*sdfg, cuda_streams(4));
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.races[0].find("(container z1)"), std::string::npos) << broken.races[0];
+}
+
 TEST(Synchronization, TheChainGoesOnAfterAConditional) {
   // The same body once, at the top level: "back" continues the chain through the conditional (no
   // join after it, nor a fork at "back"); the streams join at the end of "back", the chain's end.
@@ -448,13 +489,14 @@ namespace {
 /// Random programs over five device arrays: a time loop (or the top level) whose body is a chain of
 /// states of 1-3 kernels (each reads one or two arrays and writes another, all of it or a half) and
 /// conditionals (one or two branches on t, with or without an else; a branch is a chain itself,
-/// conditionals nested two deep).
+/// conditionals nested two deep) and, with `loops`, loops of 1-3 iterations over a chain.
 class RandomChains {
  public:
-  explicit RandomChains(unsigned seed) : rng_(seed), b_("random_chains") {}
+  /// `loops`: inner loops too (nested two deep).
+  RandomChains(unsigned seed, bool loops) : loops_(loops), rng_(seed), b_("random_chains") {}
 
   std::string program() {
-    b_.symbol("N").symbol("T").symbol("t");
+    b_.symbol("N").symbol("T").symbol("t").symbol("u0").symbol("u1");
     for (int a = 0; a < kArrays; ++a) b_.array(name(a), DType::Float64, {"N"}, false, StorageType::GPU_Global);
     Block* body = &b_.sdfg().root;
     if (pick(4) != 0) {
@@ -469,6 +511,7 @@ class RandomChains {
 
  private:
   static constexpr int kArrays = 5;
+  bool loops_;
   std::mt19937 rng_;
   SDFGBuilder b_;
   int blocks_ = 0, kernels_ = 0;
@@ -512,6 +555,18 @@ class RandomChains {
     return st;
   }
 
+  /// A loop of 1-3 iterations over a chain of its own (loop variable u<depth>).
+  std::unique_ptr<Block> loop(int depth) {
+    auto l = block(BlockKind::Loop, "LoopRegion");
+    std::string u = "u" + std::to_string(depth);
+    l->loop_variable = u;
+    l->init_statement = CodeBlock{u + " = 0", Language::Python};
+    l->loop_condition = CodeBlock{fmt::format("{} < {}", u, 1 + pick(3)), Language::Python};
+    l->update_statement = CodeBlock{u + " = " + u + " + 1", Language::Python};
+    chain(*l, depth + 1, 1 + pick(2));
+    return l;
+  }
+
   std::unique_ptr<Block> conditional(int depth) {
     auto c = block(BlockKind::Conditional, "ConditionalBlock");
     int branches = 1 + pick(2);
@@ -529,7 +584,8 @@ class RandomChains {
 
   void chain(Block& region, int depth, int length) {
     for (int i = 0; i < length; ++i) {
-      region.blocks.push_back(depth < 2 && pick(3) == 0 ? conditional(depth) : state());
+      int kind = depth < 2 ? pick(6) : 5;
+      region.blocks.push_back(kind < 2 ? conditional(depth) : kind == 2 && loops_ ? loop(depth) : state());
       if (i == 0) continue;
       InterstateEdge e;
       e.src = i - 1;
@@ -541,44 +597,51 @@ class RandomChains {
   }
 };
 
-/// Whether `r` holds a conditional planned as part of a chain (no join of its own) in a loop whose
-/// streams carry their work across iterations.
-bool carried_conditional(const Block& r) {
+/// Whether `r` holds a block of `kind` planned as part of a chain (no join of its own) in a loop
+/// whose streams carry their work across iterations.
+bool carried_through(const Block& r, BlockKind kind) {
   if (r.kind == BlockKind::Loop && r.fork_event >= 0)
     for (auto& b : r.blocks)
-      if (b->kind == BlockKind::Conditional && b->join_events.empty()) return true;
+      if (b->kind == kind && b->join_events.empty()) return true;
   for (auto& b : r.blocks)
-    if (carried_conditional(*b)) return true;
+    if (carried_through(*b, kind)) return true;
+  for (auto& [cond, body] : r.branches)
+    if (carried_through(*body, kind)) return true;
   return false;
 }
 
 }  // namespace
 
-TEST(Synchronization, TheVerifierProvesRandomChainsWithConditionals) {
-  const unsigned kSeeds = 200;
-  // 200 random programs (RandomChains), each with 1, 2, 3 and 4 streams: the verifier replays
-  // every control-flow path (each branch and none, 0-2 loop iterations) and finds every
-  // conflicting pair ordered. Most loops carry their streams through their conditionals.
-  int carried = 0, programs = 0, proven = 0;
-  for (unsigned seed = 0; seed < kSeeds; ++seed) {
-    std::string text = RandomChains(seed).program();
-    for (int streams : {1, 2, 3, 4}) {
-      auto sdfg = load_sdfg_text(text, "random_chains");
-      run_pipeline(*sdfg, cuda_streams(streams));
-      SyncReport r = verify_sync(*sdfg, cuda_streams(streams));
-      ASSERT_TRUE(r.ok()) << "seed " << seed << ", --gpu-streams " << streams << ": " << r.races.front() << "\n"
-                          << text;
-      carried += streams == 4 && carried_conditional(sdfg->root);
-      proven += !r.bounded;  // else the first 256 paths were replayed
-      ++programs;
+TEST(Synchronization, TheVerifierProvesRandomChainsWithConditionalsAndLoops) {
+  // 100 random programs (RandomChains) with 1, 2, 3 and 4 streams, and 37 with inner loops too,
+  // with 2 and 4 streams: the verifier replays every control-flow path (each branch and none, 0-2 iterations of
+  // every loop) and finds every conflicting pair ordered. Most loops carry their streams through
+  // their conditionals and inner loops.
+  const unsigned kSeeds = 100;
+  int through_conditional = 0, through_loop = 0, programs = 0, proven = 0;
+  for (bool loops : {false, true})
+    for (unsigned seed = 0; seed < (loops ? 37u : kSeeds); ++seed) {
+      std::string text = RandomChains(seed, loops).program();
+      for (int streams : loops ? std::vector<int>{2, 4} : std::vector<int>{1, 2, 3, 4}) {
+        auto sdfg = load_sdfg_text(text, "random_chains");
+        run_pipeline(*sdfg, cuda_streams(streams));
+        SyncReport r = verify_sync(*sdfg, cuda_streams(streams));
+        ASSERT_TRUE(r.ok()) << "seed " << seed << (loops ? " with loops" : "") << ", --gpu-streams " << streams << ": "
+                            << r.races.front() << "\n"
+                            << text;
+        through_conditional += streams == 4 && carried_through(sdfg->root, BlockKind::Conditional);
+        through_loop += streams == 4 && carried_through(sdfg->root, BlockKind::Loop);
+        proven += !r.bounded;  // else the first 256 paths were replayed
+        ++programs;
+      }
     }
-  }
-  EXPECT_GT(carried, kSeeds / 4) << "of " << kSeeds << " programs with 4 streams";
-  EXPECT_GT(proven, programs * 9 / 10) << "programs whose every path was replayed";
+  EXPECT_GT(through_conditional, static_cast<int>(kSeeds / 4)) << "with 4 streams";
+  EXPECT_GT(through_loop, 4) << "with 4 streams";
+  EXPECT_GT(proven, programs * 8 / 10) << "programs whose every path was replayed";
   std::printf(
       "[   NOTE   ] %d programs, %d proven on every path; with 4 streams, %d loops carry their streams through a "
-      "conditional\n",
-      programs, proven, carried);
+      "conditional, %d through an inner loop\n",
+      programs, proven, through_conditional, through_loop);
 }
 
 namespace {
