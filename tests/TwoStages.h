@@ -153,6 +153,26 @@ inline std::string branch_stages(const int (&reps)[3][4], int shift = 0) {
   return write_sdfg(*b.build());
 }
 
+/// Appends an empty state `label` to `region`; returns it.
+inline Block& add_state(Block& region, const std::string& label) {
+  auto st = std::make_unique<Block>(BlockKind::State);
+  st->label = label;
+  st->type_name = "SDFGState";
+  region.blocks.push_back(std::move(st));
+  return *region.blocks.back();
+}
+
+/// Chains `region`'s blocks in order with unconditional edges.
+inline void chain_blocks(Block& region) {
+  for (std::size_t e = 0; e + 1 < region.blocks.size(); ++e) {
+    InterstateEdge edge;
+    edge.src = static_cast<int>(e);
+    edge.dst = static_cast<int>(e) + 1;
+    edge.condition = {"1", Language::Python};
+    region.cf_edges.push_back(std::move(edge));
+  }
+}
+
 /// A conditional block `label` on `condition` with one state per branch (then: `then_state`,
 /// else: `else_state`), for the caller to fill.
 inline std::unique_ptr<Block> two_way(const std::string& label, const std::string& condition,
@@ -164,10 +184,7 @@ inline std::unique_ptr<Block> two_way(const std::string& label, const std::strin
     auto body = std::make_unique<Block>(BlockKind::Region);
     body->label = branch == 0 ? "then" : "else";
     body->type_name = "ControlFlowRegion";
-    auto st = std::make_unique<Block>(BlockKind::State);
-    st->label = branch == 0 ? then_state : else_state;
-    st->type_name = "SDFGState";
-    body->blocks.push_back(std::move(st));
+    add_state(*body, branch == 0 ? then_state : else_state);
     body->start_block = 0;
     std::optional<CodeBlock> c;
     if (branch == 0) c = CodeBlock{condition, Language::Python};
@@ -199,18 +216,8 @@ inline std::string loop_branch_stages(const int (&reps)[4][4], int shift = 0, bo
   Block& choose = *loop.blocks.back();
   four_kernels(b, *choose.branches[0].second->blocks[0], "b", "y", "z", reps[1], 0);
   four_kernels(b, *choose.branches[1].second->blocks[0], "c", "y", "z", reps[2], shift);
-  auto back = std::make_unique<Block>(BlockKind::State);
-  back->label = "back";
-  back->type_name = "SDFGState";
-  loop.blocks.push_back(std::move(back));
-  four_kernels(b, *loop.blocks.back(), "d", "z", "x", reps[3], shift);
-  for (int e = 0; e < 2; ++e) {
-    InterstateEdge edge;
-    edge.src = e;
-    edge.dst = e + 1;
-    edge.condition = {"1", Language::Python};
-    loop.cf_edges.push_back(std::move(edge));
-  }
+  four_kernels(b, add_state(loop, "back"), "d", "z", "x", reps[3], shift);
+  chain_blocks(loop);
   return write_sdfg(*b.build());
 }
 
@@ -249,32 +256,12 @@ inline std::string loop_substeps(const int (&reps)[4][4], int shift = 0) {
   sub->init_statement = CodeBlock{"s = 0", Language::Python};
   sub->loop_condition = CodeBlock{"s < S", Language::Python};
   sub->update_statement = CodeBlock{"s = s + 1", Language::Python};
-  for (const char* label : {"sub_a", "sub_b"}) {
-    auto st = std::make_unique<Block>(BlockKind::State);
-    st->label = label;
-    st->type_name = "SDFGState";
-    sub->blocks.push_back(std::move(st));
-  }
-  InterstateEdge inner;
-  inner.src = 0;
-  inner.dst = 1;
-  inner.condition = {"1", Language::Python};
-  sub->cf_edges.push_back(std::move(inner));
-  four_kernels(b, *sub->blocks[0], "b", "z", "y", reps[1], shift);
-  four_kernels(b, *sub->blocks[1], "c", "y", "z", reps[2], 0);
+  four_kernels(b, add_state(*sub, "sub_a"), "b", "z", "y", reps[1], shift);
+  four_kernels(b, add_state(*sub, "sub_b"), "c", "y", "z", reps[2], 0);
+  chain_blocks(*sub);
   loop.blocks.push_back(std::move(sub));
-  auto back = std::make_unique<Block>(BlockKind::State);
-  back->label = "back";
-  back->type_name = "SDFGState";
-  loop.blocks.push_back(std::move(back));
-  four_kernels(b, *loop.blocks.back(), "d", "z", "x", reps[3], shift);
-  for (int e = 0; e < 2; ++e) {
-    InterstateEdge edge;
-    edge.src = e;
-    edge.dst = e + 1;
-    edge.condition = {"1", Language::Python};
-    loop.cf_edges.push_back(std::move(edge));
-  }
+  four_kernels(b, add_state(loop, "back"), "d", "z", "x", reps[3], shift);
+  chain_blocks(loop);
   return write_sdfg(*b.build());
 }
 

@@ -317,6 +317,21 @@ void call_after(sdfc::Program& p, cudaStream_t s, bool external) {
   if (external) ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
 }
 
+/// Three calls of `p` after the work queued on `s` (call_after), each from x_k[i] = x0[k] + i,
+/// x0[k] = base + 10000 k (StageArrays::refill): then every x_k[i] must be want(x0)[k] + i.
+template <typename Want>
+void expect_three_calls(sdfc::Program& p, StageArrays& a, cudaStream_t s, bool external, Want want) {
+  for (int round = 0; round < 3; ++round) {
+    double base = 1000.0 * (round + 1);
+    a.refill(s, base);
+    call_after(p, s, external);
+    std::vector<double> x = want(std::vector<double>{base, base + 10000.0, base + 20000.0, base + 30000.0});
+    for (int k = 0; k < 4; ++k)
+      a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
+               [&](int i) { return x[static_cast<std::size_t>(k)] + i; });
+  }
+}
+
 /// A two-state or loop program's shape: shift, joined, and --gpu-streams.
 struct StageConfig {
   int shift;
@@ -402,16 +417,9 @@ TEST(GpuStream, LoopsCarryingTheirStreamsGiveTheirResultsInEveryStreamMode) {
       SCOPED_TRACE(::testing::Message() << "shift " << c.shift << " joined " << c.joined << " --gpu-streams "
                                         << c.streams << " caller's stream " << external);
       p.set_external_stream(external ? s : nullptr);
-      for (int round = 0; round < 3; ++round) {
-        double base = 1000.0 * (round + 1);
-        a.refill(s, base);
-        call_after(p, s, external);
-        std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
-        std::vector<double> want = sdfc::test::loop_stages_expected(reps, c.shift, true, T, x0);
-        for (int k = 0; k < 4; ++k)
-          a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
-                   [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
-      }
+      expect_three_calls(p, a, s, external, [&](const std::vector<double>& x0) {
+        return sdfc::test::loop_stages_expected(reps, c.shift, true, T, x0);
+      });
       ++runs;
     }
     p.set_external_stream(nullptr);
@@ -489,16 +497,9 @@ TEST(GpuStream, ConditionalsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
                                           << " T " << T << " caller's stream " << external);
         p.set_value("T", T);
         p.set_external_stream(external ? s : nullptr);
-        for (int round = 0; round < 3; ++round) {
-          double base = 1000.0 * (round + 1);
-          a.refill(s, base);
-          call_after(p, s, external);
-          std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
-          std::vector<double> want = sdfc::test::loop_branch_stages_expected(reps, shift, T, x0);
-          for (int k = 0; k < 4; ++k)
-            a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
-                     [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
-        }
+        expect_three_calls(p, a, s, external, [&](const std::vector<double>& x0) {
+          return sdfc::test::loop_branch_stages_expected(reps, shift, T, x0);
+        });
         ++runs;
       }
     p.set_external_stream(nullptr);
@@ -537,16 +538,9 @@ TEST(GpuStream, InnerLoopsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
                                           << c.graph << " S " << S << " caller's stream " << external);
         p.set_value("S", S);
         p.set_external_stream(external ? s : nullptr);
-        for (int round = 0; round < 3; ++round) {
-          double base = 1000.0 * (round + 1);
-          a.refill(s, base);
-          call_after(p, s, external);
-          std::vector<double> x0{base, base + 10000.0, base + 20000.0, base + 30000.0};
-          std::vector<double> want = sdfc::test::loop_substeps_expected(reps, c.shift, T, S, x0);
-          for (int k = 0; k < 4; ++k)
-            a.expect(a.x[k], "x" + std::to_string(k) + ", round " + std::to_string(round),
-                     [&](int i) { return want[static_cast<std::size_t>(k)] + i; });
-        }
+        expect_three_calls(p, a, s, external, [&](const std::vector<double>& x0) {
+          return sdfc::test::loop_substeps_expected(reps, c.shift, T, S, x0);
+        });
         ++runs;
       }
     p.set_external_stream(nullptr);
