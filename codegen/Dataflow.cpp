@@ -65,16 +65,16 @@ void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id,
       break;
     case NodeKind::Tasklet:
       if (n.stream >= 0 && !c.in_kernel) {  // a GPU library call: on its stream, ordered as a kernel
-        stream_waits(n.stream, n.wait_events, w, capture_aware_events());
+        stream_waits(n.stream, n.wait_events, w);
         w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
       }
       emit_tasklet(c, st, ptr, id, w, parallel);
-      if (n.stream >= 0 && !c.in_kernel) stream_record(n.stream, n.record_event, w, capture_aware_events());
+      if (n.stream >= 0 && !c.in_kernel) stream_record(n.stream, n.record_event, w);
       break;
     case NodeKind::NestedSDFG:
-      if (!c.in_kernel) stream_waits(0, n.wait_events, w, capture_aware_events());
+      if (!c.in_kernel) stream_waits(0, n.wait_events, w);
       emit_nested(c, st, ptr, id, w, parallel);
-      if (!c.in_kernel) stream_record(0, n.record_event, w, capture_aware_events());
+      if (!c.in_kernel) stream_record(0, n.record_event, w);
       break;
     case NodeKind::MapExit:
       SDFC_ASSERT(false, "map exits are emitted with their entries");
@@ -366,7 +366,7 @@ void Emitter::emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::s
   SDFC_ASSERT(ds.size() == dd_dims.size(), "reshaping copy not legalized: " + ep);
   if (e.stream >= 0 && !c.in_kernel) {
     emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
-    stream_record(e.stream, e.record_event, w, capture_aware_events());
+    stream_record(e.stream, e.record_event, w);
     return;
   }
   w.line(fmt::format("// copy {}[{}] -> {}[{}] ({})", src, range_str(rs), dst, range_str(rd), ep));

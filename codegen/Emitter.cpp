@@ -493,14 +493,14 @@ void Emitter::emit_assignments(Ctx& c, const InterstateEdge& e, const std::strin
 
 void Emitter::emit_fork(const Block& b, CodeWriter& w) {
   if (b.fork_event < 0) return;  // synchronization pass: the block's streams start after stream 0's work
-  stream_record(0, b.fork_event, w, capture_aware_events());
-  for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w, capture_aware_events());
+  stream_record(0, b.fork_event, w);
+  for (int s : b.fork_streams) stream_waits(s, {b.fork_event}, w);
 }
 
 void Emitter::emit_join(const Block& b, CodeWriter& w) {
   for (auto& [s, e] : b.join_events) {  // ... and stream 0 continues after theirs
-    stream_record(s, e, w, capture_aware_events());
-    stream_waits(0, {e}, w, capture_aware_events());
+    stream_record(s, e, w);
+    stream_waits(0, {e}, w);
   }
 }
 

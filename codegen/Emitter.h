@@ -146,6 +146,14 @@ class Emitter {
   /// side of a capture's boundary (a segment's, or the whole call's in a carried loop's first
   /// iteration, whose waits refer to the previous iteration's records).
   bool capture_aware_events() const { return root_.gpu_graph || root_.graph_segments > 0; }
+  /// The synchronization pass's events around an operation on `stream`, printed for this program
+  /// (capture-aware in graph mode).
+  void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w) const {
+    codegen::stream_waits(stream, events, w, capture_aware_events());
+  }
+  void stream_record(int stream, int event, CodeWriter& w) const {
+    codegen::stream_record(stream, event, w, capture_aware_events());
+  }
   /// After an allocation: the release if an exception leaves the scope before its free line.
   std::string unwind_line(const std::string& name, const DataDesc& d) const;
   std::string free_line(const std::string& name, const DataDesc& d) const;

@@ -51,7 +51,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
 
   w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}, blocks of {} x {} x {} threads", m.label,
                      range_str(m.range), np, kname, n.stream, block[0], block[1], block[2]));
-  stream_waits(n.stream, n.wait_events, w, capture_aware_events());
+  stream_waits(n.stream, n.wait_events, w);
   w.open("");
   std::vector<std::string> counts, grid;
   for (std::size_t k = 0; k < 3; ++k) {
@@ -195,7 +195,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
                      kname, n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : "",
                      plan.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", plan.lead) : ""));
-  stream_waits(n.stream, n.wait_events, w, capture_aware_events());
+  stream_waits(n.stream, n.wait_events, w);
   w.open("");
   std::vector<std::string> counts;
   for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
@@ -241,7 +241,7 @@ void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std:
   w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
   w.close();
   w.close();
-  stream_record(n.stream, n.record_event, w, capture_aware_events());
+  stream_record(n.stream, n.record_event, w);
 }
 
 /// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for
@@ -255,7 +255,7 @@ void GpuEmitter::emit_gpu_copy(const Ctx& c, const std::string& src, const std::
   SDFC_ASSERT(!e.memlet.wcr, "write-conflict resolution on a GPU copy not refused (lower-wcr): " + ep);
   std::string elem = ctype(dd_desc.dtype);
   w.line(fmt::format("// copy {}[{}] -> {}[{}] ({}, stream {})", src, range_str(rs), dst, range_str(rd), ep, e.stream));
-  stream_waits(e.stream, e.wait_events, w, capture_aware_events());
+  stream_waits(e.stream, e.wait_events, w);
   // Contiguous: every moved dimension but the first covers the whole extent with C-order strides.
   auto contiguous = [&](const DataDesc& d, const Range& r, const std::vector<std::size_t>& moved) {
     if (moved.empty()) return true;

@@ -87,19 +87,19 @@ void host_waits(const std::vector<int>& streams, CodeWriter& w) {
            "  // synchronization pass: host waits");
 }
 
-void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w, bool segments) {
+void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w, bool capture_aware) {
   for (int e : events)
-    w.line((segments ? fmt::format("sdfc::gpu::wait_event({}, {}, {});", kCtx, gpu_stream(stream), e)
-                     : gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))",
-                                             gpu_stream(stream), kCtx, e))) +
+    w.line((capture_aware ? fmt::format("sdfc::gpu::wait_event({}, {}, {});", kCtx, gpu_stream(stream), e)
+                          : gpu_check(fmt::format("sdfc::gpu::gpuStreamWaitEvent({}, sdfc::gpu::event({}, {}))",
+                                                  gpu_stream(stream), kCtx, e))) +
            "  // synchronization pass: event");
 }
 
-void stream_record(int stream, int event, CodeWriter& w, bool segments) {
+void stream_record(int stream, int event, CodeWriter& w, bool capture_aware) {
   if (event < 0) return;
-  w.line((segments ? fmt::format("sdfc::gpu::record_event({}, {}, {});", kCtx, event, gpu_stream(stream))
-                   : gpu_check(fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event,
-                                           gpu_stream(stream)))) +
+  w.line((capture_aware ? fmt::format("sdfc::gpu::record_event({}, {}, {});", kCtx, event, gpu_stream(stream))
+                        : gpu_check(fmt::format("sdfc::gpu::gpuEventRecord(sdfc::gpu::event({}, {}), {})", kCtx, event,
+                                                gpu_stream(stream)))) +
          "  // synchronization pass: event");
 }
 

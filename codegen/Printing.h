@@ -45,9 +45,10 @@ std::string gpu_check(const std::string& call);
 /// Prints the host waits a pass decided (one stream synchronization per stream).
 void host_waits(const std::vector<int>& streams, CodeWriter& w);
 /// Prints the events the synchronization pass decided: `stream` waits for `events` first.
-/// `segments` (a call split into graph segments): through the runtime's capture-aware helpers.
-void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w, bool segments = false);
+/// `capture_aware` (graph mode: the call or its segments are captured): through the runtime's
+/// capture-aware helpers.
+void stream_waits(int stream, const std::vector<int>& events, CodeWriter& w, bool capture_aware = false);
 /// ... and `stream` records `event` after the operation (nothing when -1).
-void stream_record(int stream, int event, CodeWriter& w, bool segments = false);
+void stream_record(int stream, int event, CodeWriter& w, bool capture_aware = false);
 
 }  // namespace sdfc::codegen

@@ -103,7 +103,7 @@ class EventPlanner {
     used_.insert(stream);
     if (stream != 0 && forked_.insert(stream).second) {  // the fork: stream 0's work before this state
       state_forks_.insert(stream);
-      for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], fork_clock_[t]);
+      learn(S, fork_clock_);
     }
     std::set<int> deps;
     for (std::size_t q = 0; q < ops_.size(); ++q)
@@ -120,8 +120,7 @@ class EventPlanner {
       waits.push_back(*q.record);
       // An operation of a branch may not have run: its event's latest record is then older work,
       // and waiting for it tells nothing about the operations it knew.
-      if (!q.in_branch)
-        for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], q.clock[t]);
+      if (!q.in_branch) learn(S, q.clock);
     }
     // Two planned iterations of a loop give an operation two entries with one event.
     std::sort(waits.begin(), waits.end());
@@ -149,12 +148,11 @@ class EventPlanner {
   /// when every branch forked it.
   void merge(const std::vector<EventPlanner>& branches, bool has_else) {
     std::size_t before = ops_.size();
-    std::vector<const EventPlanner*> ways;
-    for (const EventPlanner& b : branches) ways.push_back(&b);
-    std::vector<std::vector<int>> knows = clock_;
-    std::set<int> forked = forked_;
-    for (std::size_t w = 0; w < ways.size(); ++w) {
-      const EventPlanner& b = *ways[w];
+    // The alternatives: every branch, and without an else this planner (no branch ran).
+    const EventPlanner& first = has_else ? branches.front() : *this;
+    std::vector<std::vector<int>> knows = first.clock_;
+    std::set<int> forked = first.forked_;
+    for (const EventPlanner& b : branches) {
       for (std::size_t q = before; q < b.ops_.size(); ++q) {
         ops_.push_back(b.ops_[q]);
         ops_.back().in_branch = true;
@@ -162,11 +160,9 @@ class EventPlanner {
       used_.insert(b.used_.begin(), b.used_.end());
       for (std::size_t s = 0; s < clock_.size(); ++s)
         for (std::size_t t = 0; t < clock_.size(); ++t)
-          knows[s][t] = s == t               ? std::max(knows[s][t], b.clock_[s][t])
-                        : w == 0 && has_else ? b.clock_[s][t]
-                                             : std::min(knows[s][t], b.clock_[s][t]);
+          knows[s][t] = s == t ? std::max(knows[s][t], b.clock_[s][t]) : std::min(knows[s][t], b.clock_[s][t]);
       std::set<int> both;
-      for (int s : w == 0 && has_else ? b.forked_ : forked)
+      for (int s : forked)
         if (b.forked_.count(s)) both.insert(s);
       forked = std::move(both);
     }
@@ -190,8 +186,7 @@ class EventPlanner {
     for (int s = 1; s < static_cast<int>(clock_.size()); ++s)
       if (forked_.insert(s).second) {
         forks.insert(s);
-        auto S = static_cast<std::size_t>(s);
-        for (std::size_t t = 0; t < clock_.size(); ++t) clock_[S][t] = std::max(clock_[S][t], clock_[0][t]);
+        learn(static_cast<std::size_t>(s), clock_[0]);
       }
     return forks;
   }
@@ -238,6 +233,12 @@ class EventPlanner {
   std::set<int> forked_;                 ///< streams other than 0 the chain forked
   std::vector<int> fork_clock_;          ///< stream 0's clock at the current state's start
   std::set<int> state_forks_;            ///< streams forked at the current state's start
+
+  /// Stream `s` now knows what `clock` knows (a wait for an event, or a fork; a copy, since it may be
+  /// one of this planner's own clocks).
+  void learn(std::size_t s, std::vector<int> clock) {
+    for (std::size_t t = 0; t < clock_.size(); ++t) clock_[s][t] = std::max(clock_[s][t], clock[t]);
+  }
 
   /// Records on `b` the fork of `forks` at its start and, with `join`, the join at its end of every
   /// stream whose work stream 0 does not know yet. Events keep their ids across the fixpoint's rounds.
@@ -306,21 +307,26 @@ std::vector<int> block_chain(const SDFG& sdfg, const Block& region) {
   return chain;
 }
 
+/// The states along the longest path of `region` when it is a block_chain; 0 otherwise.
+int chain_length(const SDFG& sdfg, const Block& region) {
+  int states = 0;
+  for (int c : block_chain(sdfg, region)) states += chain_states(sdfg, *region.blocks[static_cast<std::size_t>(c)]);
+  return states;
+}
+
 /// How many states block `b` adds to a chain along its longest path (a state 1, a conditional its
-/// longest branch's block_chain), or -1 when it cannot be part of one.
+/// longest branch's block_chain, a loop its body's twice), or -1 when it cannot be part of one.
 int chain_states(const SDFG& sdfg, const Block& b) {
   if (b.kind == BlockKind::State) return places_transient(sdfg, &b) ? -1 : 1;
   if (b.kind == BlockKind::Loop) {  // its body, planned for two iterations
-    int states = 0;
-    for (int c : block_chain(sdfg, b)) states += chain_states(sdfg, *b.blocks[static_cast<std::size_t>(c)]);
+    int states = chain_length(sdfg, b);
     return states == 0 ? -1 : 2 * states;
   }
   if (b.kind != BlockKind::Conditional) return -1;
   int longest = 0;
   for (auto& [cond, body] : b.branches) {
     if (body->blocks.empty()) continue;
-    int states = 0;
-    for (int c : block_chain(sdfg, *body)) states += chain_states(sdfg, *body->blocks[static_cast<std::size_t>(c)]);
+    int states = chain_length(sdfg, *body);
     if (states == 0) return -1;
     longest = std::max(longest, states);
   }

@@ -339,6 +339,12 @@ struct StageConfig {
   int streams;
 };
 
+/// A stream setting of the loop tests, in stream mode or under --gpu-graph.
+struct GraphStageConfig {
+  int streams, shift;
+  bool graph;
+};
+
 sdfc::Program compile_cuda(const std::string& sdfg, int streams, bool graph = false) {
   sdfc::Options o;
   o.target = "cuda";
@@ -480,14 +486,10 @@ TEST(GpuStream, ConditionalsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
   StageArrays a(3000);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  struct Config {
-    int streams, shift;
-    bool graph;
-  };
-  std::vector<Config> configs{{0, 0, false}, {1, 0, false}, {2, 0, false}, {4, 0, false}, {0, 1, false},
-                              {1, 1, false}, {2, 1, false}, {4, 1, false}, {2, 1, true},  {4, 1, true}};
+  std::vector<GraphStageConfig> configs{{0, 0, false}, {1, 0, false}, {2, 0, false}, {4, 0, false}, {0, 1, false},
+                                        {1, 1, false}, {2, 1, false}, {4, 1, false}, {2, 1, true},  {4, 1, true}};
   int runs = 0;
-  for (const Config& c : configs) {
+  for (const GraphStageConfig& c : configs) {
     const int streams = c.streams, shift = c.shift;
     sdfc::Program p = compile_cuda(sdfc::test::loop_branch_stages(reps, shift), streams, c.graph);
     a.bind(p);
@@ -521,14 +523,11 @@ TEST(GpuStream, InnerLoopsInsideALoopChainGiveTheirResultsInEveryStreamMode) {
   StageArrays a(3000);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  struct Config {
-    int streams, shift;
-    bool graph;
-  };
-  std::vector<Config> configs{{0, 1, false}, {1, 1, false}, {2, 1, false}, {4, 0, false}, {4, 1, false}, {4, 1, true}};
+  std::vector<GraphStageConfig> configs{{0, 1, false}, {1, 1, false}, {2, 1, false},
+                                        {4, 0, false}, {4, 1, false}, {4, 1, true}};
   const int T = 3;
   int runs = 0;
-  for (const Config& c : configs) {
+  for (const GraphStageConfig& c : configs) {
     sdfc::Program p = compile_cuda(sdfc::test::loop_substeps(reps, c.shift), c.streams, c.graph);
     a.bind(p);
     p.set_value("T", T);
