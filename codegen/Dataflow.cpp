@@ -299,7 +299,8 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     for (auto& b : *list) shadows |= c.data(b.name) != nullptr || scope.symbols.count(b.name) > 0;
 
   w.open("");
-  w.line(fmt::format("// tasklet {} ({})", n.label, np));
+  w.line(fmt::format("// tasklet {} ({}){}", n.label, np,
+                     n.graph_capture_only ? ", runs when the graph is captured (a replay needs no value)" : ""));
   if (shadows) {
     int k = 0;
     for (auto* list : {&ins, &outs})

@@ -220,7 +220,7 @@ class Dumper {
 
   void node(const Node& n, int id, int ind) {
     std::string decided = (n.stream >= 0 ? fmt::format(" stream={}", n.stream) : "") + waits(n.host_waits) +
-                          events(n.wait_events, n.record_event);
+                          events(n.wait_events, n.record_event) + (n.graph_capture_only ? " capture-only" : "");
     std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
     switch (n.kind) {
       case NodeKind::Access:

@@ -201,6 +201,10 @@ struct Node {
   std::string library_call;
   /// outline-kernels: set on every GPU_Device map entry outside a kernel.
   std::optional<KernelPlan> kernel;
+  /// gpu-graph: a host tasklet inside a recorded graph that runs only when the graph is captured:
+  /// a function of the graph's key (symbols, scalar arguments) whose outputs are scalars of its
+  /// state that only kernels (by value) and other such tasklets read, so a replay needs no value.
+  bool graph_capture_only = false;
 
   /// The node's id in the file once a pass renumbered its state (fuse-maps removes nodes); -1:
   /// its position is its id. Diagnostics point at `/nodes/<file id>` (walk::node_pointer).

@@ -18,6 +18,96 @@ namespace {
   throw UserError(Diagnostic{"", pointer, 0, 0, fmt::format("--gpu-graph: {}", what)});
 }
 
+/// The names of `s`'s containers that code outside state `st` may read or write: access nodes of
+/// its other states, and every interstate condition and assignment, loop and branch condition
+/// (they may read a scalar after `st` ran).
+std::set<std::string> used_outside(const SDFG& s, const Block& st) {
+  std::set<std::string> used;
+  auto code = [&](const std::string& c) { used.merge(identifiers_in(c)); };
+  walk::for_each_block(s.root, "", [&](const Block& b, const std::string&) {
+    if (b.kind == BlockKind::State && &b != &st)
+      for (auto& n : b.nodes)
+        if (n->kind == NodeKind::Access) used.insert(n->data);
+    code(b.loop_condition.code);
+    if (b.init_statement) code(b.init_statement->code);
+    if (b.update_statement) code(b.update_statement->code);
+    for (auto& br : b.branches)
+      if (br.first) code(br.first->code);
+    for (auto& e : b.cf_edges) {
+      code(e.condition.code);
+      for (auto& a : e.assignments) code(a.second);
+    }
+  });
+  return used;
+}
+
+/// The host tasklets of state `st` that a graph may run only when it is captured: Python
+/// tasklets (the functions they may call are math functions, without side effects) whose inputs
+/// are scalar arguments the program never writes (`root`: their values are in the key) or scalars
+/// of this state computed by such tasklets, and whose outputs are host-value scalar transients
+/// used nowhere but in this state, read only by GPU kernels (as arguments by value) and by such
+/// tasklets. A capture computes them and bakes the values into the kernels' launches; a replay
+/// with the same key would compute the same values, and no one else reads them. GT4Py computes
+/// `dt / nsub` so in the state of the kernel that takes it.
+std::set<int> capture_only_tasklets(const SDFG& s, const Block& st, bool root) {
+  std::set<int> pure;
+  for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+    const Node& n = *st.nodes[i];
+    if (n.kind == NodeKind::Tasklet && n.scope_entry < 0 && n.code.language == Language::Python &&
+        n.library_call.empty() && n.host_waits.empty())
+      pure.insert(static_cast<int>(i));
+  }
+  if (pure.empty()) return pure;
+  std::set<std::string> outside = used_outside(s, st);
+  auto local_scalar = [&](const std::string& name) {
+    const DataDesc* d = s.find_data(name);
+    return d && d->kind == DataKind::Scalar && d->transient && d->alloc == DataDesc::Alloc::HostValue &&
+           !outside.count(name);
+  };
+  auto unwritten_argument = [&](const std::string& name) {
+    const DataDesc* d = s.find_data(name);
+    if (!root || !d || d->kind != DataKind::Scalar || d->transient || is_gpu_storage(d->storage)) return false;
+    for (auto& e : st.edges)
+      if (st.node(e.dst).kind == NodeKind::Access && st.node(e.dst).data == name) return false;
+    return !outside.count(name);  // another state could write it
+  };
+  // A local scalar is computed at capture when all its writers are such tasklets and all its
+  // readers are kernels or such tasklets.
+  auto computed_at_capture = [&](const std::string& name) {
+    if (!local_scalar(name)) return false;
+    for (auto& e : st.edges) {
+      const Node &src = st.node(e.src), &dst = st.node(e.dst);
+      if (dst.kind == NodeKind::Access && dst.data == name && !pure.count(e.src)) return false;
+      if (src.kind == NodeKind::Access && src.data == name && !pure.count(e.dst) && !is_host_kernel(dst)) return false;
+    }
+    return true;
+  };
+  for (bool changed = true; changed;) {  // the greatest set that passes
+    changed = false;
+    for (auto it = pure.begin(); it != pure.end();) {
+      bool ok = true;
+      for (auto& e : st.edges) {
+        if (e.memlet.data.empty()) continue;
+        if (e.dst == *it) {
+          const Node& src = st.node(e.src);
+          ok &= src.kind == NodeKind::Access && (unwritten_argument(src.data) || computed_at_capture(src.data));
+        }
+        if (e.src == *it) {
+          const Node& dst = st.node(e.dst);
+          ok &= dst.kind == NodeKind::Access && computed_at_capture(dst.data);
+        }
+      }
+      if (ok) {
+        ++it;
+      } else {
+        it = pure.erase(it);
+        changed = true;
+      }
+    }
+  }
+  return pure;
+}
+
 /// Whether a block's host code only queues GPU work that is a function of the arguments and
 /// symbols (throws UserError naming the first construct that is not). `strict`: no exception for
 /// branches that do host work (graph segments hold no such branch).
@@ -47,12 +137,19 @@ class Checker {
         tree(s, body, walk::branch_pointer(bp, k));
         continue;
       }
+      std::size_t marked = capture_only_.size();
       try {
         tree(s, body, walk::branch_pointer(bp, k));
       } catch (const UserError&) {
         body.graph_host_work = true;
+        capture_only_.resize(marked);  // the body runs without a graph
       }
     }
+  }
+
+  /// Marks the host tasklets the checked code runs only at capture (Node::graph_capture_only).
+  void commit() const {
+    for (Node* n : capture_only_) n->graph_capture_only = true;
   }
 
   using Place = DataDesc::Place;
@@ -72,7 +169,8 @@ class Checker {
 
  private:
   bool strict_;
-  std::string sdfg_ptr_;  ///< the pointer of the SDFG being checked
+  std::string sdfg_ptr_;             ///< the pointer of the SDFG being checked
+  std::vector<Node*> capture_only_;  ///< host tasklets that run only at capture (commit marks them)
 
   /// The data containers of `s` that `code` reads.
   static void symbols_only(const SDFG& s, const std::string& code, const std::string& ptr, const std::string& what) {
@@ -118,6 +216,7 @@ class Checker {
                     (!d->transient || d->alloc == DataDesc::Alloc::StateStruct);
       return !stable;
     };
+    std::set<int> capture_only = capture_only_tasklets(s, st, sdfg_ptr_.empty());
     for (std::size_t i = 0; i < st.nodes.size(); ++i) {
       Node& n = *st.nodes[i];
       std::string np = walk::node_pointer(st, sp, i);
@@ -131,7 +230,10 @@ class Checker {
           if (!is_host_kernel(n)) refuse(np, fmt::format("map \"{}\" runs on the host", n.map.label));
           break;
         case NodeKind::Tasklet:
-          if (!is_gpu_library_call(n)) refuse(np, fmt::format("tasklet \"{}\" runs on the host", n.label));
+          if (capture_only.count(static_cast<int>(i)))
+            capture_only_.push_back(&n);
+          else if (!is_gpu_library_call(n))
+            refuse(np, fmt::format("tasklet \"{}\" runs on the host", n.label));
           break;
         case NodeKind::NestedSDFG:
           sdfg(*n.sdfg, walk::nested_sdfg_pointer(np));
@@ -196,7 +298,9 @@ class Planner {
   void plan(Block& b, const std::string& bp, bool top = false) {
     if (!top && queues_gpu(b) && !escapes(b)) {
       try {
-        Checker(true).tree(root_, b, bp);
+        Checker checker(true);
+        checker.tree(root_, b, bp);
+        checker.commit();
         std::vector<std::string> key = key_;
         for (auto& name : locals_read(b)) key.push_back(name);
         b.graph_segment = count_++;
@@ -220,15 +324,17 @@ class Planner {
   /// pointer is a local of the call and that `b` accesses: host scalars (kernel arguments by
   /// value), per-call heap allocations, External workspaces. (The arena is held: stable.)
   std::vector<std::string> locals_read(const Block& b) const {
-    std::set<std::string> accessed;
+    std::set<std::string> accessed, computed;  // computed: by tasklets that run only at capture
     walk::for_each_block(b, "", [&](const Block& blk, const std::string&) {
       for (auto& n : blk.nodes)
         if (n->kind == NodeKind::Access) accessed.insert(n->data);
+      for (auto& e : blk.edges)
+        if (blk.node(e.src).graph_capture_only) computed.insert(blk.node(e.dst).data);
     });
     std::set<std::string> mentioned = identifiers_in(dump_block(b));
     std::vector<std::string> out;
     for (auto& [name, d] : root_.arrays) {
-      if (!accessed.count(name)) continue;
+      if (!accessed.count(name) || computed.count(name)) continue;
       for (auto* exprs : {&d.shape, &d.strides, &d.offset})
         for (auto& e : *exprs) mentioned.merge(identifiers_in(print_expr(e, Dialect::Plain)));
       mentioned.merge(identifiers_in(print_expr(d.total_size, Dialect::Plain)));
@@ -269,10 +375,15 @@ void decide_gpu_graph(SDFG& sdfg, const CompileOptions& options) {
     b.graph_key.clear();
   };
   walk::for_each_block(sdfg.root, "", clear);
+  walk::for_each_sdfg(sdfg, "", [](SDFG& s, const std::string&) {
+    walk::for_each_node(s, "", [](Block&, int, Node& n, const std::string&) { n.graph_capture_only = false; });
+  });
   if (!options.gpu_graph || options.target == Target::CPU) return;
   try {  // the whole call as one graph
     Checker::allocations(sdfg, "", nullptr, DataDesc::Place::Call);
-    Checker().sdfg(sdfg, "");
+    Checker checker;
+    checker.sdfg(sdfg, "");
+    checker.commit();
     sdfg.gpu_graph = true;
   } catch (const UserError& whole) {  // else graph segments between the host work
     walk::for_each_block(sdfg.root, "", clear);

@@ -15,6 +15,11 @@
 ///    or between a GPU container and host memory whose address the key fixes (the root's array
 ///    arguments, its Persistent/External transients): no host tasklet or map, no host-only copy,
 ///    no copy from or to a host scalar or a per-call host transient (their addresses change);
+///    except host tasklets that compute a kernel's scalar argument from the key: Python tasklets
+///    that read only symbols, scalar arguments the program never writes and scalars computed so,
+///    and write host scalars of their state that only kernels (by value) and such tasklets read.
+///    They run when the graph is captured and are skipped by a replay, which would compute the
+///    same values (Node::graph_capture_only, `capture-only` in the dump; GT4Py's `dt / nsub`);
 ///  - control flow (interstate conditions and assignments, loop conditions and statements, branch
 ///    conditions) reads symbols only, never a data container, so that the trace captured for one
 ///    set of arguments is the trace of every call with those arguments.
