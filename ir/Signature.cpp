@@ -199,4 +199,21 @@ Signature signature(const SDFG& sdfg) {
   return sig;
 }
 
+std::set<std::string> interstate_names(const SDFG& sdfg) {
+  std::set<std::string> out;
+  auto add = [&](const std::string& code) { out.merge(identifiers_in(code)); };
+  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
+    for (auto& e : b.cf_edges) {
+      add(e.condition.code);
+      for (auto& [lhs, rhs] : e.assignments) add(rhs);
+    }
+    if (b.init_statement) add(b.init_statement->code);
+    if (b.update_statement) add(b.update_statement->code);
+    add(b.loop_condition.code);
+    for (auto& br : b.branches)
+      if (br.first) add(br.first->code);
+  });
+  return out;
+}
+
 }  // namespace sdfc

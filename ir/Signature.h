@@ -42,4 +42,8 @@ std::vector<std::string> assigned_symbols(const SDFG& sdfg);
 /// Every name a piece of code mentions (identifier tokens), for code that is not parsed.
 std::set<std::string> identifiers_in(const std::string& code);
 
+/// Every name the interstate code of `sdfg` mentions (conditions, assignments, loop statements,
+/// branch conditions), not entering nested SDFGs.
+std::set<std::string> interstate_names(const SDFG& sdfg);
+
 }  // namespace sdfc

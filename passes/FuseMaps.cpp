@@ -38,27 +38,6 @@ bool plain_memlet(const Memlet& m) {
   return !m.data.empty() && m.subset && !m.other_subset && !m.wcr && !m.dynamic;
 }
 
-/// Every name interstate code of `sdfg` mentions (conditions, assignments, loop statements).
-std::set<std::string> interstate_names(const SDFG& sdfg) {
-  std::set<std::string> out;
-  auto add = [&](const std::string& code) {
-    auto ids = identifiers_in(code);
-    out.insert(ids.begin(), ids.end());
-  };
-  walk::for_each_block(sdfg.root, "", [&](const Block& b, const std::string&) {
-    for (auto& e : b.cf_edges) {
-      add(e.condition.code);
-      for (auto& [lhs, rhs] : e.assignments) add(rhs);
-    }
-    if (b.init_statement) add(b.init_statement->code);
-    if (b.update_statement) add(b.update_statement->code);
-    add(b.loop_condition.code);
-    for (auto& br : b.branches)
-      if (br.first) add(br.first->code);
-  });
-  return out;
-}
-
 /// A connector name of `prefix` + `base` not yet used by node `n` (on either side).
 std::string fresh_connector(const Node& n, const std::string& base) {
   for (int k = 0;; ++k) {

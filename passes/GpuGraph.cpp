@@ -19,24 +19,13 @@ namespace {
 }
 
 /// The names of `s`'s containers that code outside state `st` may read or write: access nodes of
-/// its other states, and every interstate condition and assignment, loop and branch condition
-/// (they may read a scalar after `st` ran).
+/// its other states and interstate code (it may read a scalar after `st` ran).
 std::set<std::string> used_outside(const SDFG& s, const Block& st) {
-  std::set<std::string> used;
-  auto code = [&](const std::string& c) { used.merge(identifiers_in(c)); };
-  walk::for_each_block(s.root, "", [&](const Block& b, const std::string&) {
-    if (b.kind == BlockKind::State && &b != &st)
-      for (auto& n : b.nodes)
-        if (n->kind == NodeKind::Access) used.insert(n->data);
-    code(b.loop_condition.code);
-    if (b.init_statement) code(b.init_statement->code);
-    if (b.update_statement) code(b.update_statement->code);
-    for (auto& br : b.branches)
-      if (br.first) code(br.first->code);
-    for (auto& e : b.cf_edges) {
-      code(e.condition.code);
-      for (auto& a : e.assignments) code(a.second);
-    }
+  std::set<std::string> used = interstate_names(s);
+  walk::for_each_state(s, "", [&](const Block& b, const std::string&) {
+    if (&b == &st) return;
+    for (auto& n : b.nodes)
+      if (n->kind == NodeKind::Access) used.insert(n->data);
   });
   return used;
 }
