@@ -438,7 +438,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled",
                          built.cache_key.substr(0, 16));
     if (!output.empty()) install_library(built.library_path, output);
-    if (!dace_dir.empty()) write_dace_layout(dace_dir, program, built.library_path, file, co, opts.use_cache);
+    if (!dace_dir.empty()) write_dace_layout(dace_dir, program, built.library_path, file, *sdfg, co, opts.use_cache);
     return kOk;
   } catch (const InvalidInput& e) {
     report(err, e.diagnostics());
