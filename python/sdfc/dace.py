@@ -179,21 +179,22 @@ def _write_if_changed(path, text):
     os.replace(f.name, path)
 
 
-def _stamp(text, executable, options):
-    """What a library was built from: the SDFG's JSON, sdfc's options and the sdfc executable."""
+def _stamp(sdfg, executable, options):
+    """What a library was built from: the SDFG (DaCe's hash of it, which leaves out the
+    identifiers every new SDFG object gets), sdfc's options and the sdfc executable."""
     st = os.stat(executable)
-    digest = hashlib.sha256(repr((options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)).encode())
-    digest.update(text.encode())
-    return digest.hexdigest()
+    key = (sdfg.hash_sdfg(), options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)
+    return hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def _stamp_path(build_folder, name):
     return pathlib.Path(build_folder) / _SDFC_FOLDER / f"{name}.stamp"
 
 
-def _build(name, text, build_folder, folder_mode, resolved):
-    """Compiles the SDFG ``name`` (its JSON ``text``) with sdfc into ``build_folder`` as DaCe's
-    ``folder_mode`` lays it out; raises :func:`CompilationError` with sdfc's diagnostics."""
+def _build(program, build_folder, folder_mode, resolved):
+    """Compiles the SDFG ``program`` with sdfc into ``build_folder`` as DaCe's ``folder_mode``
+    lays it out; raises :func:`CompilationError` with sdfc's diagnostics."""
+    name, text = program.name, _json_text(program)
     executable = find_compiler(resolved["compiler"])
     folder = pathlib.Path(build_folder).resolve()
     source = folder / _SDFC_FOLDER / f"{name}.sdfg"
@@ -218,7 +219,7 @@ def _build(name, text, build_folder, folder_mode, resolved):
     finally:
         if layout != folder:
             shutil.rmtree(layout, ignore_errors=True)
-    _write_if_changed(_stamp_path(folder, name), _stamp(text, executable, options))
+    _write_if_changed(_stamp_path(folder, name), _stamp(program, executable, options))
 
 
 # ------------------------------------------------------------------------------------------ load
@@ -351,7 +352,7 @@ def _compile(sdfg, options, output_file=None, validate=True, return_program_hand
         program.validate()  # DaCe's own checks and errors first (sdfc validates again)
 
     resolved = _resolve(program, options)
-    _build(program.name, _json_text(program), build_folder, folder_mode, resolved)
+    _build(program, build_folder, folder_mode, resolved)
     library = compiler.get_binary_name(object_folder=build_folder, sdfg_name=program.name, folder_mode=folder_mode)
     if output_file is not None:
         if os.path.isdir(output_file):
@@ -387,7 +388,7 @@ def _unchanged(sdfg, options, stamp):
         executable = find_compiler(resolved["compiler"])
     except Error:
         return True  # no sdfc to build with: as DaCe, reuse what exists
-    return stamp.read_text() == _stamp(_json_text(program), executable, _command_options(resolved))
+    return stamp.read_text() == _stamp(program, executable, _command_options(resolved))
 
 
 def compile(sdfg, output_file=None, validate=True, return_program_handle=True, **sdfc_options):
