@@ -191,3 +191,50 @@ def test_layout_replaces_a_stale_compressed_sdfg(tmp_path):
     lay_out(folder / "program.sdfg", tmp_path / "prog")
     assert not (tmp_path / "prog" / "program.sdfgz").exists()
     assert (tmp_path / "prog" / "program.sdfg").read_bytes() == (folder / "program.sdfg").read_bytes()
+
+
+def test_program_sdfg_names_the_workspace_storages(tmp_path):
+    """DaCe asks for __dace_get_external_memory_size_<storage> of every External container: the
+    layout's program.sdfg marks the transients in a workspace External, in the storage the library
+    exports (the input file may say Scope, and Default)."""
+    folder = corpus_case("external_ws_s")
+    lay_out(folder / "program.sdfg", tmp_path / "prog", "--transients", "external")
+    arrays = json.loads((tmp_path / "prog" / "program.sdfg").read_text())["attributes"]["_arrays"]
+    external = {n: a["attributes"]["storage"] for n, a in arrays.items() if a["attributes"].get("lifetime") == "External"}
+    assert external and set(external.values()) == {"CPU_Heap"}, external
+    for name in external:
+        assert arrays[name]["attributes"]["transient"]
+    inputs = json.loads((folder / "inputs.json").read_text())
+    loader = DaceStyleLoader(tmp_path / "prog")
+    loader.function("__dace_get_external_memory_size_CPU_Heap", ctypes.c_size_t, ctypes.c_void_p)  # exported
+    loader.unload()
+    # A program without workspaces: the file is copied as it is.
+    plain = corpus_case("chain5_s")
+    lay_out(plain / "program.sdfg", tmp_path / "plain")
+    assert (tmp_path / "plain" / "program.sdfg").read_bytes() == (plain / "program.sdfg").read_bytes()
+
+
+def test_stub_error_check_reports_a_refused_call(tmp_path):
+    """DaCe's CompiledSDFG raises when get_symbol("__dace_gpu_last_error")(handle) is not 0: the
+    stub answers it with a check that is 1 after a call the program refused (no workspace set)."""
+    folder = corpus_case("external_ws_s")
+    lay_out(folder / "program.sdfg", tmp_path / "prog", "--transients", "external")
+    script = textwrap.dedent(f"""
+        import ctypes, sys
+        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+        import numpy as np
+        from test_dace_layout import DaceStyleLoader
+        loader = DaceStyleLoader({str(tmp_path / 'prog')!r})
+        init = loader.function("__dace_init_external_ws_s", ctypes.c_void_p, ctypes.c_int)
+        program = loader.function("__program_external_ws_s", None, ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+        check = loader.function("__dace_gpu_last_error", ctypes.c_int, ctypes.c_void_p)
+        a = np.ones(8); b = np.ones(8); c = np.zeros(8)
+        state = init(8)
+        print("before", check(state))
+        program(state, a.ctypes.data, b.ctypes.data, c.ctypes.data, 8)
+        print("after", check(state))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "before 0" in done.stdout and "after 1" in done.stdout, done.stdout
