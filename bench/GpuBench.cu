@@ -19,7 +19,11 @@
 //  8. schedules across states: two dependent states of 4 small kernels with --gpu-streams 4,
 //     chained (no join between the states) against joined after each state (tests/TwoStages.h);
 //  9. a time loop over two such states, --gpu-streams 4: streams carried across iterations against
-//     joined into stream 0 at every iteration's end (tests/TwoStages.h, loop_stages).
+//     joined into stream 0 at every iteration's end (tests/TwoStages.h, loop_stages);
+// 10. a chain of 10 maps made with DaCe's API (bench/data/dace_chain10_b128.sdfg, block size 128)
+//     from 1,024 to 16,777,216 points: dependent launch (the default) against plain launches and
+//     against --fuse-maps, calls queued on a caller's stream, CUDA events, median of 5 interleaved
+//     rounds.
 // Build: cmake -DSDFC_GPU_BENCH=ON (needs nvcc). Run: bench_gpu (prints a table);
 // SDFC_GPU_BENCH_SECTIONS=5 (or "1,5") runs only those sections (the D2D reference always runs).
 #include <cuda_runtime.h>
@@ -795,6 +799,56 @@ int main() {
           T, sh.name, per_call[1], per_call[0], per_call[1] / per_call[0]);
     }
     for (auto* p : xs) CHECK(cudaFree(p));
+    CHECK(cudaStreamDestroy(cs));
+  }
+  if (run_section(10)) {
+    // ---- 10. DaCe's chain: dependent launch against plain launches at every size ------------------
+    cudaStream_t cs;
+    CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    const std::string file = std::string(SDFC_BENCH_DATA) + "/dace_chain10_b128.sdfg";
+    const std::int64_t big = 16777216;
+    double *src, *dst;
+    CHECK(cudaMalloc(&src, big * 8));
+    CHECK(cudaMalloc(&dst, big * 8));
+    CHECK(cudaMemset(src, 0, big * 8));
+    struct Variant {
+      const char* label;
+      const char* transients;
+      bool dependent_launch, fuse;
+    };
+    const Variant variants[] = {{"dependent launch (default)", "", true, false},
+                                {"--no-dependent-launch", "", false, false},
+                                {"dependent launch, persistent", "persistent", true, false},
+                                {"--no-dependent-launch, persistent", "persistent", false, false},
+                                {"--fuse-maps", "", true, true}};
+    std::vector<sdfc::Program> programs;
+    for (const Variant& v : variants) {
+      sdfc::Options o = cuda;
+      o.transients = v.transients;
+      o.dependent_launch = v.dependent_launch;
+      o.fuse_maps = v.fuse;
+      programs.push_back(sdfc::Program::compile_file(file, o));
+    }
+    std::printf("| DaCe-made chain of 10 maps (block 128), N | variant | per call (us) | vs plain launches |\n");
+    for (std::int64_t count : {std::int64_t(1024), std::int64_t(65536), std::int64_t(1048576), big}) {
+      std::vector<std::vector<double>> times(programs.size());
+      const int calls = count >= big ? 20 : 200;
+      for (int round = 0; round < 5; ++round)
+        for (std::size_t v = 0; v < programs.size(); ++v) {
+          programs[v].set_array("t0", src, static_cast<std::size_t>(count));
+          programs[v].set_array("t10", dst, static_cast<std::size_t>(count));
+          programs[v].set_value("N", count);
+          times[v].push_back(queued_call_us(programs[v], cs, calls));
+        }
+      for (std::size_t v = 0; v < programs.size(); ++v) {
+        // the plain-launch row of the same memory mode (fused: against the unfused plain chain)
+        std::size_t plain = v == 0 || v == 4 ? 1 : v == 2 ? 3 : v;
+        std::printf("| %lld | %s | %.1f | %.3f |\n", static_cast<long long>(count), variants[v].label, median(times[v]),
+                    median(times[v]) / median(times[plain]));
+      }
+    }
+    CHECK(cudaFree(src));
+    CHECK(cudaFree(dst));
     CHECK(cudaStreamDestroy(cs));
   }
   return 0;

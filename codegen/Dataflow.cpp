@@ -409,7 +409,7 @@ void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int i
   }
   std::map<std::string, Expr> mapping(n.symbol_mapping.begin(), n.symbol_mapping.end());
   for (auto& s : free_symbols(inner)) {
-    auto t = inner.symbol_type(s).value_or(DType::Int32);
+    auto t = symbol_value_type(inner.symbol_type(s).value_or(DType::Int32));
     params.push_back(fmt::format("{} {}", ctype(t), ident(s)));
     auto it = mapping.find(s);
     if (it == mapping.end()) {

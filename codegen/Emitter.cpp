@@ -176,7 +176,7 @@ std::string Emitter::code_expr(const Ctx& c, const std::string& text, const std:
     unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
   }
   TaskletScope scope;
-  for (auto& [s, t] : c.sdfg->symbols) scope.symbols[ident(s)] = t;
+  for (auto& [s, t] : c.sdfg->symbols) scope.symbols[ident(s)] = symbol_value_type(t);
   for (auto& s : assigned_symbols(*c.sdfg))
     if (!scope.symbols.count(ident(s))) scope.symbols[ident(s)] = DType::Int64;  // loop variables
   std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
@@ -271,8 +271,8 @@ void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
   read_placement(c);
   for (auto& s : assigned_symbols(*c.sdfg)) {
     if (c.declared_symbols.count(s)) continue;
-    auto t = c.sdfg->symbol_type(s);
-    w.line(fmt::format("{} {} = 0;  // symbol assigned by the program", t ? ctype(*t) : "int64_t", ident(s)));
+    auto t = symbol_value_type(c.sdfg->symbol_type(s).value_or(DType::Int64));
+    w.line(fmt::format("{} {} = 0;  // symbol assigned by the program", ctype(t), ident(s)));
     c.declared_symbols.insert(s);
   }
   std::vector<std::string> frees;

@@ -122,7 +122,7 @@ FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std:
       body_(std::move(body)) {
   all_sdfgs.push_back(&root_);
   all_sdfgs.insert(all_sdfgs.end(), body_.nested_sdfgs.begin(), body_.nested_sdfgs.end());
-  SDFC_ASSERT(is_identifier(name_) && name_.rfind("__", 0) != 0, "SDFG name not legalized: " + name_);
+  SDFC_ASSERT(is_identifier(name_), "SDFG name not legalized: " + name_);
   sig = signature(root_);
   st = state_type();
 
@@ -133,16 +133,20 @@ FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std:
     if (d.lifetime == Lifetime::External) external.emplace_back(n, &d);
     SDFC_ASSERT(d.lifetime != Lifetime::Global, "Global lifetime not legalized: " + n);
   }
+  std::vector<std::string> internal_params;
   for (auto& a : sig.args) {
     std::string t = ctype(a.dtype);
-    if (a.kind == Argument::Kind::Array)
-      params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
-    else if (a.by_pointer)
+    if (a.kind == Argument::Kind::Array || a.by_pointer)
       params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
     else
       params.push_back(fmt::format("{} {}", t, ident(a.name)));
+    // The entry point keeps DaCe's types; the body reads integer symbols as int64_t (exact).
+    internal_params.push_back(a.kind == Argument::Kind::Symbol
+                                  ? fmt::format("{} {}", ctype(symbol_value_type(a.dtype)), ident(a.name))
+                                  : params.back());
     call_args.push_back(ident(a.name));
   }
+  internal_param_list = internal_params.empty() ? "" : ", " + fmt::format("{}", fmt::join(internal_params, ", "));
   for (auto& s : sig.init_symbols) {
     init_params.push_back(fmt::format("{} {}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
     init_args.push_back(ident(s));
@@ -321,7 +325,7 @@ void FramePrinter::functions(CodeWriter& w) {
   }
   for (auto& [s, v] : by_storage)
     w.line(fmt::format("SDFC_EXPORT std::size_t __dace_get_external_memory_size_{}({}* __state{});", s, st, wide_list));
-  w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, param_list));
+  w.open(fmt::format("static void __program_{}_internal({}* __state{})", name_, st, internal_param_list));
   w.raw(body_.text);
   w.close();
   w.line("");

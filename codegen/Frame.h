@@ -36,6 +36,7 @@ class FramePrinter {
   std::vector<std::pair<std::string, const DataDesc*>> persistent, external;  ///< transients in the state struct
   std::vector<std::string> params, call_args, init_params, init_args;         ///< C parameters and call arguments
   std::string param_list, init_list;
+  std::string internal_param_list;  ///< the body's parameters: symbols as symbol_value_type (int64_t)
   /// The workspace functions take the init symbols as __arg_<name> and compute in 64 bits.
   std::vector<std::string> wide_params, widen, wide_args;
   std::string wide_list;

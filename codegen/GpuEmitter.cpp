@@ -216,10 +216,14 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
 }
 
 /// The first statement of a kernel that outline-kernels marked for programmatic dependent launch:
-/// let the next kernel on the stream start, then wait for the kernels before this one.
+/// let the next kernel on the stream start where the plan says so, then wait for the kernels
+/// before this one.
 void GpuEmitter::dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw) {
   if (!plan.dependent_launch) return;
-  kw.line("sdfc::gpu::dependent_launch_prologue();  // dependent launch: waits for the kernels before it");
+  kw.line(
+      fmt::format("sdfc::gpu::dependent_launch_prologue({});  // dependent launch: waits for the kernels before "
+                  "it; the next may start now in grids of at most {} block(s) per SM, else at block exit",
+                  plan.early_trigger_blocks_per_sm, plan.early_trigger_blocks_per_sm));
   out_.dependent_launch = true;
 }
 

@@ -193,15 +193,15 @@ bool mark_lifted(Json& sdfg, const std::string& name, StorageType storage, int d
   for_each_nested_node(sdfg["nodes"], [&](Json& node) {
     if (found || !node.contains("attributes") || !node["attributes"].is_object()) return;
     Json& attributes = node["attributes"];
-    const Json* label = node.contains("label") && node["label"].is_string() ? &node["label"]
+    const Json* label = node.contains("label") && node["label"].is_string()               ? &node["label"]
                         : attributes.contains("label") && attributes["label"].is_string() ? &attributes["label"]
-                                                                                           : nullptr;
+                                                                                          : nullptr;
     if (!label || !attributes.contains("sdfg")) return;
     std::string prefix = label->get<std::string>() + "_";
     if (name.compare(0, prefix.size(), prefix) != 0) return;
     std::string inner = name.substr(prefix.size());
-    found = mark_external(attributes["sdfg"], inner, storage) ||
-            mark_lifted(attributes["sdfg"], inner, storage, depth + 1);
+    found =
+        mark_external(attributes["sdfg"], inner, storage) || mark_lifted(attributes["sdfg"], inner, storage, depth + 1);
   });
   return found;
 }

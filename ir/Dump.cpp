@@ -272,7 +272,13 @@ class Dumper {
             : "one thread per point, blocks of " + shape +
                   (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y") : "") +
                   (k.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", k.lead) : "");
-    if (k.dependent_launch) how += ", dependent launch";
+    if (k.dependent_launch)
+      how += k.early_trigger_blocks_per_sm > 0
+                 ? fmt::format(
+                       ", dependent launch (next kernel triggered first in grids of at most {} block(s) per "
+                       "SM, else at block exit)",
+                       k.early_trigger_blocks_per_sm)
+                 : ", dependent launch (next kernel triggered at block exit)";
     line(ind, fmt::format("kernel: {} params({})", how, ps));
   }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 
 #include "ir/Diagnostic.h"
 
@@ -436,6 +437,19 @@ struct Parser {
       sym.args.assign(n.args.begin() + 2, n.args.end());
       return make_node(std::move(sym));
     }
+    // DaCe's operator-backed functions are the operators: `__int_floor(a, b)` is DaCe 2.0's `a // b`,
+    // `bitwise_and(a, b)` and `__bitwise_and(a, b)` are `a & b`, and so on (DaCe prints them so).
+    if (n.kwnames.empty()) {
+      static const std::map<std::string, BinOp> binary = {
+          {"__int_floor", BinOp::FloorDiv}, {"bitwise_and", BinOp::BitAnd},  {"__bitwise_and", BinOp::BitAnd},
+          {"bitwise_or", BinOp::BitOr},     {"__bitwise_or", BinOp::BitOr},  {"bitwise_xor", BinOp::BitXor},
+          {"__bitwise_xor", BinOp::BitXor}, {"left_shift", BinOp::LShift},   {"__left_shift", BinOp::LShift},
+          {"right_shift", BinOp::RShift},   {"__right_shift", BinOp::RShift}};
+      if (auto it = binary.find(name); it != binary.end() && n.args.size() == 2)
+        return make_binary(it->second, n.args[0], n.args[1]);
+      if ((name == "bitwise_invert" || name == "__bitwise_invert") && n.args.size() == 1)
+        return make_unary(UnaryOp::Invert, n.args[0]);
+    }
     return make_node(std::move(n));
   }
 };
@@ -519,6 +533,8 @@ std::string int_suffix(DType t) {
   return "";
 }
 
+bool integer_valued(const Expr& e);
+
 struct Printer {
   Dialect dialect;
   bool cpp;
@@ -570,6 +586,9 @@ struct Printer {
           for (std::int64_t k = 1; k < e.args[1]->ival; ++k) s += " * " + base;
           return "(" + s + ")";
         }
+        // SymPy's `/` is exact division: of two integers, a double (C++ would truncate 1 / 2 to 0).
+        if (cpp && op == BinOp::Div && integer_valued(e.args[0]) && integer_valued(e.args[1]))
+          return fmt::format("sdfc::rt::truediv({}, {})", print(e.args[0]), print(e.args[1]));
         if (cpp && (op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::Pow))
           return fmt::format("sdfc::rt::{}({}, {})",
                              op == BinOp::FloorDiv ? "floordiv"
@@ -624,7 +643,8 @@ struct Printer {
     static const std::map<std::string, std::string> known = {
         {"Max", "sdfc::rt::max"},          {"Min", "sdfc::rt::min"},      {"int_floor", "sdfc::rt::floordiv"},
         {"int_ceil", "sdfc::rt::ceildiv"}, {"Mod", "sdfc::rt::floormod"}, {"Abs", "sdfc::rt::abs"},
-        {"floor", "sdfc::rt::floor"},      {"ceiling", "sdfc::rt::ceil"},
+        {"floor", "sdfc::rt::floor"},      {"ceiling", "sdfc::rt::ceil"}, {"max", "sdfc::rt::max"},
+        {"min", "sdfc::rt::min"},          {"abs", "sdfc::rt::abs"},
     };
     auto it = known.find(name);
     return it == known.end() ? name : it->second;
@@ -804,6 +824,88 @@ std::optional<Poly> to_poly(const Expr& e) {
   return poly_atom(e);
 }
 
+/// A value as numerator / denominator: an expression of integers and a positive integer.
+struct Ratio {
+  Expr num;
+  std::int64_t den;
+};
+
+/// Functions whose value is an integer whatever their (integer or rational) arguments.
+bool integer_function(const std::string& f) {
+  static const std::set<std::string> names = {"int_floor", "int_ceil", "floor", "ceiling", "Mod", "int"};
+  return names.count(f) > 0;
+}
+
+/// `e` as an integer expression over a constant positive denominator, where `e` is built of
+/// integers, integer symbols, integer-valued functions, +, -, * and division by a constant: SymPy's
+/// rationals (`1/2*N` is N / 2 exactly, not C's 1 / 2 == 0). nullopt for anything else.
+std::optional<Ratio> rational_form(const Expr& e) {
+  auto scaled = [](const Ratio& r, std::int64_t l) -> std::optional<Expr> {
+    if (l == r.den) return r.num;
+    return make_binary(BinOp::Mul, make_int(l / r.den), r.num);
+  };
+  switch (e->kind) {
+    case ExprKind::Int:
+      return Ratio{e, 1};
+    case ExprKind::Symbol:
+      if (!integer_valued(e)) return std::nullopt;
+      return Ratio{e, 1};
+    case ExprKind::Call:
+      if (integer_function(e->name) && e->kwnames.empty()) return Ratio{e, 1};
+      return std::nullopt;
+    case ExprKind::Unary: {
+      auto op = static_cast<UnaryOp>(e->op);
+      if (op != UnaryOp::Neg && op != UnaryOp::Plus) return std::nullopt;
+      auto a = rational_form(e->args[0]);
+      if (!a || op == UnaryOp::Plus) return a;
+      return Ratio{make_unary(UnaryOp::Neg, a->num), a->den};
+    }
+    case ExprKind::Binary: {
+      auto op = static_cast<BinOp>(e->op);
+      if (op == BinOp::FloorDiv || op == BinOp::Mod)
+        return integer_valued(e) ? std::optional<Ratio>(Ratio{e, 1}) : std::nullopt;
+      auto a = rational_form(e->args[0]);
+      auto b = rational_form(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      std::int64_t den;
+      switch (op) {
+        case BinOp::Add:
+        case BinOp::Sub: {
+          std::int64_t g = std::gcd(a->den, b->den), l;
+          if (mul_overflows(a->den / g, b->den, l)) return std::nullopt;
+          return Ratio{make_binary(op, *scaled(*a, l), *scaled(*b, l)), l};
+        }
+        case BinOp::Mul:
+          if (mul_overflows(a->den, b->den, den)) return std::nullopt;
+          return Ratio{make_binary(BinOp::Mul, a->num, b->num), den};
+        case BinOp::Div: {
+          // (p / q) / (c / d) = p d / (q c), for a constant c != 0
+          auto c = as_constant(b->num);
+          if (!c || *c == 0 || *c == INT64_MIN || mul_overflows(a->den, *c < 0 ? -*c : *c, den)) return std::nullopt;
+          Expr num = make_binary(BinOp::Mul, make_int(*c < 0 ? -b->den : b->den), a->num);
+          return Ratio{num, den};
+        }
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// `ceiling(x)` and `floor(x)` of a rational x = p / q as integer divisions (`int_ceil(p, q)`,
+/// `int_floor(p, q)`), so that no C++ integer division truncates a SymPy rational on the way.
+Expr integer_rounding(const Expr& e) {
+  if (e->kind != ExprKind::Call || e->args.size() != 1 || !e->kwnames.empty() ||
+      (e->name != "ceiling" && e->name != "floor"))
+    return e;
+  auto r = rational_form(e->args[0]);
+  if (!r) return e;
+  if (r->den == 1) return simplify(r->num);
+  return make_call(e->name == "ceiling" ? "int_ceil" : "int_floor", {simplify(r->num), make_int(r->den)});
+}
+
 Expr from_poly(const Poly& p) {
   if (p.terms.empty()) return make_int(0);
   // Constant first (as DaCe/sympy write "-1 + $N"), then monomials in key order.
@@ -908,7 +1010,7 @@ Expr substitute(const Expr& e, const std::map<std::string, Expr>& repl) {
 }
 
 Expr simplify(const Expr& e) {
-  Expr s = simplify_children(e);
+  Expr s = integer_rounding(simplify_children(e));
   if (s->kind == ExprKind::Int || s->kind == ExprKind::Symbol) return s;
   if (s->kind == ExprKind::Binary || s->kind == ExprKind::Unary) {
     auto p = to_poly(s);

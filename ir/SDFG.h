@@ -166,9 +166,16 @@ struct KernelPlan {
   int lead = 0;
   /// Programmatic dependent launch (CUDA, sm_90+): launched with programmatic stream
   /// serialization, so it may start while the kernel before it on its stream is finishing; its
-  /// first statement lets the next kernel start likewise and then waits until the kernels before
-  /// it have completed and their writes are visible (griddepcontrol). Stream order is kept.
+  /// first statement waits until the kernels before it have completed and their writes are
+  /// visible (griddepcontrol). Stream order is kept.
   bool dependent_launch = false;
+  /// When the kernel lets the next one on its stream start (dependent launch only): as its first
+  /// statement when its grid has at most this many blocks per SM (the next kernel's blocks then
+  /// find free SM slots and wait beside it, so only the launch latency overlaps); otherwise when
+  /// each block exits, so that a kernel of many waves never shares its SMs with a successor that
+  /// can only wait (an early trigger made a DaCe-made chain of 10 maps at 16.7 M points 1.9 x
+  /// slower). 0: always at exit. Decided at run time from the grid, since grids depend on symbols.
+  int early_trigger_blocks_per_sm = 0;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 

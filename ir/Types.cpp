@@ -98,6 +98,9 @@ std::string_view dtype_ctype(DType t) {
 bool is_integer(DType t) {
   return t >= DType::Int8 && t <= DType::UInt64;
 }
+DType symbol_value_type(DType declared) {
+  return is_integer(declared) ? DType::Int64 : declared;
+}
 bool is_float(DType t) {
   return t >= DType::Float16 && t <= DType::Float64;
 }

@@ -76,6 +76,13 @@ std::string_view dtype_ctype(DType t);
 bool is_integer(DType t);
 bool is_float(DType t);
 bool is_signed(DType t);
+/// The type a symbol's value has in generated code (docs/design.md, "Integer semantics"): every
+/// integer symbol (int8 ... uint64) is held as int64_t wherever the code reads it, so that symbolic
+/// expressions (ranges, sizes, subsets, interstate code, kernel grids) compute in 64-bit signed
+/// arithmetic, never in a narrow or unsigned type that wraps (`stop - start - 1` of two uint32
+/// symbols is -1, not 4294967295). Only the entry points keep the declared types (DaCe's ABI).
+/// Other types (bool, floating point) stay as declared.
+DType symbol_value_type(DType declared);
 
 /// True for storage that lives in GPU memory.
 bool is_gpu_storage(StorageType s);

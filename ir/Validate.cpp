@@ -71,7 +71,9 @@ class Validator {
     std::set<std::string> free;
     free_symbols(e, free);
     for (auto& n : free) {
-      if (integer_only && builtins.count(n) && n != "True" && n != "False") {
+      // A symbol, container or map parameter of that name shadows the built-in constant.
+      bool declared = defined_.count(n) || scope.count(n);
+      if (integer_only && !declared && builtins.count(n) && n != "True" && n != "False") {
         error(ptr, fmt::format("{} uses \"{}\", which is not an integer; subsets index elements", what, n));
         continue;
       }

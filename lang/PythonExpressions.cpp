@@ -95,6 +95,12 @@ Value Translator::name_value(const ExprNode& e) {
   auto [module, base] = split_module(e.name);
   bool known_module = !module.empty() && module != "dace.math.";
   if (base == "pi" && (known_module || module.empty())) return {"3.141592653589793", kPrimary, DType::Float64};
+  // DaCe's runtime defines `inf` and `nan` for tasklets (connectors and symbols of these names,
+  // found above, shadow them).
+  if (known_module || module.empty()) {
+    if (base == "inf") return {"HUGE_VAL", kPrimary, DType::Float64};
+    if (base == "nan") return {"static_cast<double>(NAN)", kPrimary, DType::Float64};
+  }
   if (known_module) {
     if (base == "e") return {"2.718281828459045", kPrimary, DType::Float64};
     if (base == "tau") return {"6.283185307179586", kPrimary, DType::Float64};
@@ -377,6 +383,8 @@ Value Translator::call(const ExprNode& e) {
     }
     case FnKind::RtPow:
       return binary(BinOp::Pow, args[0], args[1], *e.args[1]);
+    case FnKind::RtToInt:
+      return {fmt::format("{}({})", fn->cpp, args[0].text), kPrimary, DType::Int64};
   }
   internal_error(__FILE__, __LINE__, "unknown function kind");
 }

@@ -48,9 +48,13 @@ class Legalizer {
   }
 
   void program_name(const SDFG& root) {
-    if (!is_identifier(root.name) || root.name.rfind("__", 0) == 0)
-      error("/attributes/name", fmt::format("the SDFG name \"{}\" must be a C identifier (letters, digits, '_'), as "
-                                            "DaCe requires for its entry points",
+    // DaCe's entry points embed the name (`__program_NAME`, `__dace_init_NAME`), so any C identifier
+    // works, a leading "__" included (GT4Py's `__field_operator_f`): every identifier sdfc makes of it
+    // has a prefix or a suffix, and those containing "__" are reserved names only in the sense that
+    // DaCe's ABI already uses them.
+    if (!is_identifier(root.name))
+      error("/attributes/name", fmt::format("the SDFG name \"{}\" is not a C identifier (letters, digits and '_', "
+                                            "not starting with a digit); DaCe's entry points are named after it",
                                             root.name));
   }
 

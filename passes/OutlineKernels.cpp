@@ -39,6 +39,11 @@ constexpr int kWarpAlignment = 32;
 /// for the kernels before it on its stream, which programmatic dependent launch needs).
 constexpr int kGridDependencyArch = 90;
 
+/// A dependent launch lets its successor start at once only in grids of at most this many blocks
+/// per SM (KernelPlan::early_trigger_blocks_per_sm): one wave with room beside it. Larger grids
+/// trigger at block exit. Measured on the H200 (docs/benchmarks.md, section 10).
+constexpr int kEarlyTriggerBlocksPerSm = 1;
+
 /// Whether device code compiled for `arch` (nvcc's -arch: sm_NN, sm_NNa, compute_NN) has grid
 /// dependency control. Anything else (a list, "native") is taken not to: kernels then launch as
 /// usual.
@@ -157,6 +162,7 @@ class Outliner {
     }
     KernelPlan k;
     k.dependent_launch = dependent_launch_;
+    k.early_trigger_blocks_per_sm = dependent_launch_ ? kEarlyTriggerBlocksPerSm : 0;
     std::vector<int> nodes = ix.scope_nodes(st, id);
     if (!closure(s, st, ix, id, nodes, dyn, np, declared, k)) return std::nullopt;
     if (thread_block_mode(st, id, nodes, k.block)) {
@@ -284,7 +290,7 @@ class Outliner {
     for (auto& p : enclosing_params(st, id)) known.insert(p);
     for (auto& name : ids) {
       if (inner_params.count(name) || !known.count(name) || s.find_data(name)) continue;
-      k.params.push_back({K::Symbol, name, s.symbol_type(name).value_or(DType::Int64)});
+      k.params.push_back({K::Symbol, name, symbol_value_type(s.symbol_type(name).value_or(DType::Int64))});
     }
     return ok;
   }

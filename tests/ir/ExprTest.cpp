@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ir/Expr.h"
 
 using namespace sdfc;
@@ -217,4 +219,43 @@ TEST(Expr, FloorDivisionAndModuloRecombine) {
   EXPECT_EQ(print_expr(simplify(parse_expr("symbol($q, dtype=dace.float64) // 1", Dialect::Typed))), "q // 1");
   EXPECT_EQ(s("(x // M) * M + x % K"), "M * (x // M) + x % K");            // different divisors stay
   EXPECT_EQ(s("2 * (x // M) * M + x % M"), "2 * (M * (x // M)) + x % M");  // different multiples stay
+}
+
+// SymPy's `/` is exact: rationals keep their value in C++ (DaCe's `ceiling(1/2*$N)` was printed
+// as `ceil(1 / 2 * N)`, which C++ computes as 0).
+TEST(Expr, SympyRationalsBecomeIntegerDivisionsUnderCeilingAndFloor) {
+  EXPECT_EQ(simp("ceiling(1/2*$N)"), "int_ceil(N, 2)");
+  EXPECT_EQ(simp("floor(1/2*$N)"), "int_floor(N, 2)");
+  EXPECT_EQ(simp("ceiling($N/4)"), "int_ceil(N, 4)");
+  EXPECT_EQ(simp("ceiling(3/4*$N - 1/2)"), "int_ceil(-2 + 3 * N, 4)");
+  EXPECT_EQ(simp("-1 + ceiling(1/2*$N)"), "-1 + int_ceil(N, 2)");
+  EXPECT_EQ(simp("ceiling(($N + 1)/(-2))"), "int_ceil(-1 - N, 2)");
+  EXPECT_EQ(simp("ceiling(2/2*$N)"), "N");              // an integer: nothing to round
+  EXPECT_EQ(simp("ceiling($N/$M)"), "ceiling(N / M)");  // not a constant denominator: unchanged
+  // The rewritten forms compute exactly what SymPy means, for every sign.
+  for (std::int64_t n = -9; n <= 9; ++n) {
+    EXPECT_EQ(*evaluate(simplify(parse_expr("ceiling(1/2*$N)", Dialect::Typed)), {{"N", n}}),
+              static_cast<std::int64_t>(std::ceil(static_cast<double>(n) / 2)))
+        << "N = " << n;
+    EXPECT_EQ(*evaluate(simplify(parse_expr("ceiling(3/4*$N - 1/2)", Dialect::Typed)), {{"N", n}}),
+              static_cast<std::int64_t>(std::ceil(0.75 * static_cast<double>(n) - 0.5)))
+        << "N = " << n;
+    EXPECT_EQ(*evaluate(simplify(parse_expr("floor($N/3)", Dialect::Typed)), {{"N", n}}),
+              static_cast<std::int64_t>(std::floor(static_cast<double>(n) / 3)))
+        << "N = " << n;
+  }
+}
+
+TEST(Expr, IntegerTrueDivisionPrintsAsDoubleDivisionInCpp) {
+  EXPECT_EQ(print_cpp(parse_expr("N / 2")), "sdfc::rt::truediv(N, 2)");
+  EXPECT_EQ(print_cpp(parse_expr("x / 2.0")), "x / 2.0");
+}
+
+TEST(Expr, DaceOperatorFunctionsAreOperators) {
+  EXPECT_EQ(roundtrip("__int_floor(N, 2)"), "N // 2");
+  EXPECT_EQ(roundtrip("__bitwise_and(a, b) + bitwise_or(a, b)"), "(a & b) + (a | b)");
+  EXPECT_EQ(roundtrip("left_shift(a, 2)"), "a << 2");
+  EXPECT_EQ(roundtrip("__bitwise_invert(a)"), "~a");
+  EXPECT_EQ(print_cpp(parse_expr("__int_floor(N - 1, 32) + 1")), "sdfc::rt::floordiv(N - 1, 32) + 1");
+  EXPECT_EQ(eval("__int_floor(-7, 2)"), -4);
 }

@@ -312,6 +312,14 @@ TEST(Validate, MemletSymbolsMustBeDefinedAroundTheEdge) {
   ASSERT_FALSE(ds.empty());
   EXPECT_EQ(ds[0].pointer, "/nodes/0/edges/1/attributes/data/attributes/subset/ranges/0/end");
   EXPECT_EQ(ds[0].message, "the memlet of \"A\" uses \"nan\", which is not an integer; subsets index elements");
+  // A symbol the SDFG declares shadows the constant of the same name (DaCe's frontend names
+  // symbols E, e, pi, ...).
+  for (const char* name : {"E", "e", "pi", "nan", "oo"}) {
+    j = small();
+    j["attributes"]["symbols"][name] = "int64";
+    memlet(j, 1)["subset"]["ranges"][0]["end"] = name;
+    for (auto& d : problems(j)) EXPECT_EQ(d.message.find("not an integer"), std::string::npos) << d.message;
+  }
 }
 
 TEST(Validate, UnknownDataInANestedSdfgPointsAtItsOwnContainers) {

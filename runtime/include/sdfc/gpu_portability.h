@@ -391,10 +391,10 @@ inline Error gpuGraphDestroy(Graph g) {
 
 // Programmatic dependent launch (sm_90 and newer; CUDA only: the kernels outline-kernels marks
 // `dependent launch`). The launch lets the kernel start while the kernel before it on `s` is
-// finishing; the kernel's first statement, dependent_launch_prologue(), lets the next kernel
-// start likewise and then waits until the kernels before it have completed and their memory is
-// visible. So stream order holds for everything the kernel touches; what overlaps is the launch.
-// Under stream capture the launch becomes a programmatic edge of the graph.
+// finishing; the kernel's first statement, dependent_launch_prologue(), waits until the kernels
+// before it have completed and their memory is visible. So stream order holds for everything the
+// kernel touches; what overlaps is the launch. Under stream capture the launch becomes a
+// programmatic edge of the graph.
 template <typename... Params, typename... Args>
 inline Error launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, Stream s, Args&&... args) {
   cudaLaunchAttribute attribute[1];
@@ -410,11 +410,20 @@ inline Error launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, 
   return cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...);
 }
 
-/// The first statement of a kernel launched with launch_dependent (see there). The generated code
-/// refuses to compile such kernels for an architecture before sm_90.
-__device__ __forceinline__ void dependent_launch_prologue() {
+/// The first statement of a kernel launched with launch_dependent (see there). The next kernel on
+/// the stream may start at once when this grid has at most `early_trigger_blocks_per_sm` blocks
+/// per SM (a grid of one wave leaves room for the next kernel's blocks to wait beside it: the
+/// launch latency is hidden); otherwise each block lets it start when it exits, so that a grid of
+/// many waves never shares its SMs with blocks that can only wait (KernelPlan::early_trigger_blocks_per_sm;
+/// %nsmid bounds the number of SMs from above). The generated code refuses to compile such kernels
+/// for an architecture before sm_90.
+__device__ __forceinline__ void dependent_launch_prologue(int early_trigger_blocks_per_sm = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
+  unsigned sms;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  unsigned long long blocks = static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
+  if (blocks <= static_cast<unsigned long long>(early_trigger_blocks_per_sm) * sms)
+    cudaTriggerProgrammaticLaunchCompletion();
   cudaGridDependencySynchronize();
 #endif
 }

@@ -55,6 +55,16 @@ SDFC_HD auto floormod(A a, B b) {
   }
 }
 
+/// SymPy's (and Python's) `a / b`: exact division, so two integers divide as doubles (C++ would
+/// truncate 1 / 2 to 0); other types divide as they are.
+template <typename A, typename B>
+SDFC_HD auto truediv(A a, B b) {
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B>)
+    return static_cast<double>(a) / static_cast<double>(b);
+  else
+    return a / b;
+}
+
 /// Ceiling division of integers (sympy's int_ceil).
 template <typename A, typename B>
 SDFC_HD auto ceildiv(A a, B b) {
@@ -115,6 +125,83 @@ SDFC_HD auto ceil(A a) {
     return a;
   else
     return std::ceil(a);
+}
+
+/// Python's round(x) of a number: to nearest, ties to even, in the argument's type.
+template <typename A>
+SDFC_HD auto round(A a) {
+  if constexpr (std::is_integral_v<A>)
+    return a;
+  else
+    return std::nearbyint(a);
+}
+/// -1, 0 or 1 in the argument's type (NumPy's sign; NaN stays NaN).
+template <typename A>
+SDFC_HD A sign(A a) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (a != a) return a;
+  }
+  return static_cast<A>((A(0) < a) - (a < A(0)));
+}
+/// 1 / a in the argument's type (NumPy's reciprocal: integers divide as integers).
+template <typename A>
+SDFC_HD A reciprocal(A a) {
+  return static_cast<A>(A(1) / a);
+}
+template <typename A>
+SDFC_HD auto deg2rad(A a) {
+  return a * (3.141592653589793 / 180.0);
+}
+template <typename A>
+SDFC_HD auto rad2deg(A a) {
+  return a * (180.0 / 3.141592653589793);
+}
+/// NumPy's heaviside(x, h0): 0 below zero, h0 at zero, 1 above.
+template <typename A, typename B>
+SDFC_HD auto heaviside(A a, B b) {
+  using T = std::common_type_t<A, B, double>;
+  return a < 0 ? T(0) : a > 0 ? T(1) : static_cast<T>(b);
+}
+/// C's `%` for integers and fmod for floating point (DaCe's cpp_mod).
+template <typename A, typename B>
+SDFC_HD auto cpp_mod(A a, B b) {
+  using T = std::common_type_t<A, B>;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(a) % static_cast<T>(b);
+  else
+    return std::fmod(static_cast<T>(a), static_cast<T>(b));
+}
+template <typename A, typename B>
+SDFC_HD auto gcd(A a, B b) {
+  using T = std::common_type_t<A, B>;
+  T x = abs(static_cast<T>(a)), y = abs(static_cast<T>(b));
+  while (y != 0) {
+    T r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+template <typename A, typename B>
+SDFC_HD auto lcm(A a, B b) {
+  using T = std::common_type_t<A, B>;
+  T g = gcd(a, b);
+  return g == 0 ? T(0) : static_cast<T>(abs(static_cast<T>(a) / g * static_cast<T>(b)));
+}
+/// math.floor / round of a number as an int64 (DaCe's ifloor, iround).
+template <typename A>
+SDFC_HD std::int64_t ifloor(A a) {
+  if constexpr (std::is_integral_v<A>)
+    return a;
+  else
+    return static_cast<std::int64_t>(std::floor(a));
+}
+template <typename A>
+SDFC_HD std::int64_t iround(A a) {
+  if constexpr (std::is_integral_v<A>)
+    return a;
+  else
+    return static_cast<std::int64_t>(std::nearbyint(a));
 }
 
 }  // namespace rt
