@@ -30,6 +30,7 @@
 
 #include "compiler/Output.h"
 #include "ir/Diagnostic.h"
+#include "lang/CppEnvironment.h"
 
 extern char** environ;
 
@@ -641,6 +642,83 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
+// ---- the precompiled prelude of host sources ------------------------------------------------------
+// Every generated host source starts with the same standard headers (lang/CppEnvironment.h) and
+// sdfc's runtime header; parsing them is about half of a small program's compile. They are
+// precompiled once per compiler, flags and runtime headers into <cache>/pch/<key>/ (made in a
+// private directory and published with one rename, so parallel compiles share it and never see a
+// half-written one), and each host compile starts with `-include <that>/sdfc_prelude.h`: the
+// compiler uses sdfc_prelude.h.gch beside it, or reads the header itself where it cannot (a
+// changed flag), so the prelude never changes what the program means. $SDFC_NO_PCH=1 turns it off.
+constexpr const char* kPreludeName = "sdfc_prelude.h";
+
+std::string prelude_text() {
+  std::string text = "// sdfc: the headers every generated host source includes, precompiled once.\n";
+  for (const std::string& h : generated_std_includes()) text += "#include " + h + "\n";
+  return text + "#include \"sdfc/program.h\"\n";
+}
+
+// The prelude header to -include (its .gch beside it), or nullopt: turned off, no cache, or the
+// compiler cannot precompile it (remembered in the entry, so that it is not tried again).
+std::optional<std::string> precompiled_prelude(const Plan& plan, const std::vector<std::string>& flags) {
+  if (getenv_or_empty("SDFC_NO_PCH") == "1") return std::nullopt;
+  bool runtime = std::any_of(plan.include_flags.begin(), plan.include_flags.end(), [](const std::string& flag) {
+    return fs::exists(fs::path(flag.substr(2)) / "sdfc" / "program.h");
+  });
+  if (!runtime) return std::nullopt;  // not a generated program (DaCe's loader stub)
+  Sha256 h;
+  auto field = [&h](std::string_view tag, std::string_view value) {
+    h.update(fmt::format("{} {}\n", tag, value.size()));
+    h.update(value);
+  };
+  field("format", "sdfc-prelude-v1");
+  field("compiler", compiler_identity(plan.cxx));
+  for (const std::string& f : flags) field("flag", f);
+  std::string text = prelude_text();
+  field("text", text);
+  // The runtime headers the prelude reads (their contents: a rebuilt sdfc may change them in place).
+  for (const std::string& flag : plan.include_flags) {
+    std::error_code ec;
+    std::vector<fs::path> headers;
+    for (const auto& e : fs::directory_iterator(fs::path(flag.substr(2)) / "sdfc", ec))
+      if (e.path().extension() == ".h") headers.push_back(e.path());
+    std::sort(headers.begin(), headers.end());
+    for (const fs::path& p : headers) {
+      std::ifstream in(p, std::ios::binary);
+      field("header", p.string());
+      field("content", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    }
+  }
+  fs::path root;
+  try {
+    root = fs::path(ensure_cache_dir()) / "pch";
+  } catch (const UserError&) {
+    return std::nullopt;  // no cache: compile without (the build itself reports an unusable cache)
+  }
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  fs::path entry = root / h.hex_digest();
+  auto usable = [&]() -> std::optional<std::string> {
+    if (fs::exists(entry / (std::string(kPreludeName) + ".gch"))) return (entry / kPreludeName).string();
+    return std::nullopt;
+  };
+  if (fs::exists(entry)) return usable();
+  std::string tmp = make_temp_dir((root / ("tmp-" + entry.filename().string() + "-")).string());
+  if (tmp.empty()) return std::nullopt;
+  write_file(fs::path(tmp) / kPreludeName, text);
+  std::vector<std::string> argv = {plan.cxx};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  for (const char* a : {"-x", "c++-header", kPreludeName, "-o"}) argv.push_back(a);
+  argv.push_back(std::string(kPreludeName) + ".gch");
+  ProcessResult r = run_compiler(argv, tmp);
+  if (r.status != 0) {  // an entry without the .gch: remembered as not possible
+    fs::remove(fs::path(tmp) / (std::string(kPreludeName) + ".gch"), ec);
+    write_file(fs::path(tmp) / "failed", r.output);
+  }
+  if (::rename(tmp.c_str(), entry.c_str()) != 0) fs::remove_all(tmp, ec);  // another process was first
+  return usable();
+}
+
 // Runs the compiles in `dir`, where the sources already are. Returns the first failing step.
 std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, const std::string& dir,
                                    const std::string& lib_name) {
@@ -675,9 +753,13 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
     append(link_flags,
            runtime_link_flags(plan.hipcc, toolkit_homes({"ROCM_PATH", "HIP_PATH"}, "/opt/rocm"), "amdhip64"));
 
-  std::vector<std::string> argv = {plan.cxx, "-std=c++17", "-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"};
-  append(argv, plan.include_flags);
-  append(argv, req.extra_flags);
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-fopenmp", "-fno-math-errno"};
+  append(flags, plan.include_flags);
+  append(flags, req.extra_flags);
+  std::vector<std::string> argv = {plan.cxx, "-shared"};
+  append(argv, flags);
+  if (!plan.host.empty())
+    if (auto prelude = precompiled_prelude(plan, flags)) append(argv, {"-include", *prelude});
   append(argv, plan.host);
   append(argv, objects);
   append(argv, link_flags);

@@ -20,6 +20,7 @@
 
 #include "TestUtil.h"
 #include "compiler/Build.h"
+#include "compiler/Compile.h"
 #include "ir/Diagnostic.h"
 
 using namespace sdfc;
@@ -536,4 +537,30 @@ TEST_F(BuildTest, CudaLinksWhenNvccIsAWrapperOutsideTheToolkit) {
                   "extern \"C\" int answer() { int n = 0; cudaGetDeviceCount(&n); return 42; }\n"}};
   req.key_material = "ir of answer_cuda";
   EXPECT_EQ(call_answer(build_library(req).library_path), 42);
+}
+
+// Generated host sources start with the precompiled prelude (standard headers and sdfc's runtime),
+// made once per compiler, flags and runtime headers and shared by every later build.
+TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
+  const std::string uses_runtime = "#include \"sdfc/program.h\"\n" + std::string(kAnswer);
+  BuildRequest a = request("prelude_a", uses_runtime), b = request("prelude_b", uses_runtime);
+  a.include_dirs = b.include_dirs = {sdfc::runtime_include_dir()};
+  EXPECT_EQ(call_answer(build_library(a).library_path), 42);
+  auto preludes = [&] {
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(fs::path(cache_) / "pch"))
+      if (fs::exists(e.path() / "sdfc_prelude.h.gch")) found.push_back(e.path().filename().string());
+    return found;
+  };
+  auto first = preludes();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(call_answer(build_library(b).library_path), 42);
+  EXPECT_EQ(preludes(), first);  // reused, not made again
+  // Turned off: the build still works and makes none.
+  ScopedEnv off("SDFC_NO_PCH", "1");
+  fs::remove_all(fs::path(cache_) / "pch");
+  BuildRequest c = request("prelude_c", uses_runtime);
+  c.include_dirs = {sdfc::runtime_include_dir()};
+  EXPECT_EQ(call_answer(build_library(c).library_path), 42);
+  EXPECT_FALSE(fs::exists(fs::path(cache_) / "pch") && !preludes().empty());
 }
