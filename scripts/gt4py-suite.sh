@@ -12,7 +12,9 @@
 # is written into the third-party folder. Prints the counts; exits non-zero when a test fails or
 # errors, or fewer than GT4PY_SUITE_MIN_PASSED (default 380) pass.
 # GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
-# 0 or 1: serial in the test process).
+# 0 or 1: serial in the test process). Limits, so a hang cannot eat CI's time: GT4PY_SUITE_TEST_TIMEOUT
+# seconds per test (default 900, through pytest-timeout where it is installed) and
+# GT4PY_SUITE_TIMEOUT seconds for the whole run (default 3600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -62,21 +64,29 @@ jobs=${GT4PY_SUITE_JOBS:-}
 if [ -z "$jobs" ]; then
   if "$python" -c "import xdist" 2>/dev/null; then jobs=2; else jobs=1; fi
 fi
-parallel=()
-if [ "$jobs" -gt 1 ]; then parallel=(-n "$jobs"); fi
+options=()
+if [ "$jobs" -gt 1 ]; then options=(-n "$jobs"); fi
+if "$python" -c "import pytest_timeout" 2>/dev/null; then
+  options+=(--timeout "${GT4PY_SUITE_TEST_TIMEOUT:-900}")
+fi
 
 junit=$work/junit.xml
 echo "gt4py-suite: GT4Py's field-view tests (run_dace_cpu) through $sdfc, ${jobs} job(s), in $work"
 start=$(date +%s)
 status=0
 (cd "$third_party/gt4py" &&
-  "$python" -m pytest -p no:cacheprovider -p sdfc._pytest_dace "${parallel[@]}" -q -rfE --tb=line \
+  timeout -k 30 "${GT4PY_SUITE_TIMEOUT:-3600}" \
+    "$python" -m pytest -p no:cacheprovider -p sdfc._pytest_dace "${options[@]}" -q -rfE --tb=line \
     --junitxml="$junit" -k "run_dace_cpu and not noopt" \
     tests/next_tests/integration_tests/feature_tests/ffront_tests \
     tests/next_tests/integration_tests/multi_feature_tests/ffront_tests "$@") || status=$?
 elapsed=$(($(date +%s) - start))
 
 if [ ! -f "$junit" ]; then
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "gt4py-suite: FAILED: stopped after ${GT4PY_SUITE_TIMEOUT:-3600}s (GT4PY_SUITE_TIMEOUT)" >&2
+    exit 1
+  fi
   echo "gt4py-suite: FAILED: pytest exited with status $status and wrote no report" >&2
   exit 1
 fi
