@@ -643,19 +643,24 @@ std::string command_line(const std::vector<std::string>& argv) {
 }
 
 // ---- the precompiled prelude of host sources ------------------------------------------------------
-// Every generated host source starts with the same standard headers (lang/CppEnvironment.h) and
-// sdfc's runtime header; parsing them is about half of a small program's compile. They are
-// precompiled once per compiler, flags and runtime headers into <cache>/pch/<key>/ (made in a
-// private directory and published with one rename, so parallel compiles share it and never see a
-// half-written one), and each host compile starts with `-include <that>/sdfc_prelude.h`: the
+// Every generated host source starts with the same standard headers (lang/CppEnvironment.h, and
+// those sdfc's runtime headers include); parsing them is about half of a small program's compile.
+// They are precompiled once per compiler, flags and runtime headers into <cache>/pch/<key>/ (made
+// in a private directory and published with one rename, so parallel compiles share it and never
+// see a half-written one), and each host compile starts with `-include <that>/sdfc_prelude.h`: the
 // compiler uses sdfc_prelude.h.gch beside it, or reads the header itself where it cannot (a
-// changed flag), so the prelude never changes what the program means. $SDFC_NO_PCH=1 turns it off.
+// changed flag). Only standard headers: sdfc's own headers react to macros the generated file
+// defines before including them (SDFC_REPORT_REFUSALS), so they are read where the file includes
+// them, and the prelude never changes what the program means. $SDFC_NO_PCH=1 turns it off.
 constexpr const char* kPreludeName = "sdfc_prelude.h";
 
 std::string prelude_text() {
-  std::string text = "// sdfc: the headers every generated host source includes, precompiled once.\n";
+  std::string text = "// sdfc: the standard headers generated host sources include, precompiled once.\n";
   for (const std::string& h : generated_std_includes()) text += "#include " + h + "\n";
-  return text + "#include \"sdfc/program.h\"\n";
+  // what sdfc/program.h, rt.h, complex.h and dace_math.h include besides
+  for (const char* h : {"<cstdarg>", "<exception>", "<mutex>", "<stdexcept>", "<string>", "<unordered_set>", "<utility>"})
+    text += std::string("#include ") + h + "\n";
+  return text;
 }
 
 // The prelude header to -include (its .gch beside it), or nullopt: turned off, no cache, or the

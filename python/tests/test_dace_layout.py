@@ -127,11 +127,13 @@ def test_dace_loader_runs_the_program(tmp_path, case, options, sdfg_name):
         np.testing.assert_allclose(arrays[name].ravel(), want, rtol=1e-5 if want.dtype == np.float32 else 1e-12)
 
 
-def test_refused_call_is_printed_once_per_message(tmp_path):
-    """DaCe never reads __sdfc_last_error: a refused call also says why on stderr, once."""
+def _external_ws_script(tmp_path, body):
+    """A Python script that lays out corpus external_ws_s with --transients external in
+    tmp_path/prog, loads it as DaCe does, binds init and program, makes a state for N = 8 and
+    arrays a, b, c, and then runs `body` (indented like this function's callers write it)."""
     folder = corpus_case("external_ws_s")
     lay_out(folder / "program.sdfg", tmp_path / "prog", "--transients", "external")
-    script = textwrap.dedent(f"""
+    return textwrap.dedent(f"""
         import ctypes, sys
         sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
         import numpy as np
@@ -140,9 +142,15 @@ def test_refused_call_is_printed_once_per_message(tmp_path):
         init = loader.function("__dace_init_external_ws_s", ctypes.c_void_p, ctypes.c_int)
         program = loader.function("__program_external_ws_s", None, ctypes.c_void_p, ctypes.c_void_p,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-        finalize = loader.function("__dace_exit_external_ws_s", ctypes.c_int, ctypes.c_void_p)
         a = np.ones(8); b = np.ones(8); c = np.zeros(8)
         state = init(8)
+    """) + textwrap.dedent(body)
+
+
+def test_refused_call_is_printed_once_per_message(tmp_path):
+    """DaCe never reads __sdfc_last_error: a refused call also says why on stderr, once."""
+    script = _external_ws_script(tmp_path, """
+        finalize = loader.function("__dace_exit_external_ws_s", ctypes.c_int, ctypes.c_void_p)
         for _ in range(3):  # no workspace set: every call is refused
             program(state, a.ctypes.data, b.ctypes.data, c.ctypes.data, 8)
         assert (c == 0).all(), "a refused call must leave its outputs untouched"
@@ -217,20 +225,8 @@ def test_program_sdfg_names_the_workspace_storages(tmp_path):
 def test_stub_error_check_reports_a_refused_call(tmp_path):
     """DaCe's CompiledSDFG raises when get_symbol("__dace_gpu_last_error")(handle) is not 0: the
     stub answers it with a check that is 1 after a call the program refused (no workspace set)."""
-    folder = corpus_case("external_ws_s")
-    lay_out(folder / "program.sdfg", tmp_path / "prog", "--transients", "external")
-    script = textwrap.dedent(f"""
-        import ctypes, sys
-        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
-        import numpy as np
-        from test_dace_layout import DaceStyleLoader
-        loader = DaceStyleLoader({str(tmp_path / 'prog')!r})
-        init = loader.function("__dace_init_external_ws_s", ctypes.c_void_p, ctypes.c_int)
-        program = loader.function("__program_external_ws_s", None, ctypes.c_void_p, ctypes.c_void_p,
-                                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+    script = _external_ws_script(tmp_path, """
         check = loader.function("__dace_gpu_last_error", ctypes.c_int, ctypes.c_void_p)
-        a = np.ones(8); b = np.ones(8); c = np.zeros(8)
-        state = init(8)
         print("before", check(state))
         program(state, a.ctypes.data, b.ctypes.data, c.ctypes.data, 8)
         print("after", check(state))
