@@ -658,7 +658,8 @@ std::string prelude_text() {
   std::string text = "// sdfc: the standard headers generated host sources include, precompiled once.\n";
   for (const std::string& h : generated_std_includes()) text += "#include " + h + "\n";
   // what sdfc/program.h, rt.h, complex.h and dace_math.h include besides
-  for (const char* h : {"<cstdarg>", "<exception>", "<mutex>", "<stdexcept>", "<string>", "<unordered_set>", "<utility>"})
+  for (const char* h :
+       {"<cstdarg>", "<exception>", "<mutex>", "<stdexcept>", "<string>", "<unordered_set>", "<utility>"})
     text += std::string("#include ") + h + "\n";
   return text;
 }
