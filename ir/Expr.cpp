@@ -901,8 +901,9 @@ Expr integer_rounding(const Expr& e) {
       (e->name != "ceiling" && e->name != "floor"))
     return e;
   auto r = rational_form(e->args[0]);
-  if (!r) return e;
-  if (r->den == 1) return simplify(r->num);
+  // Nothing to divide: left as it is (a name without a dtype may be a float in code blocks, where
+  // ceiling(x) is not x).
+  if (!r || r->den == 1) return e;
   return make_call(e->name == "ceiling" ? "int_ceil" : "int_floor", {simplify(r->num), make_int(r->den)});
 }
 

@@ -316,7 +316,24 @@ def _load(build_folder, sdfg):
         return f"sdfc: {message}" if message else dace_text(result)
 
     compiled._get_error_text = error_text
+    _check_argument_order(compiled)
     return compiled
+
+
+def _check_argument_order(compiled):
+    """DaCe passes the arguments in its own order (the SDFG's signature as DaCe derives it); where
+    that is not the order of sdfc's entry point, every call would bind them wrong (DaCe's frontend
+    matrix products `a[M, K] @ b` computed wrong numbers or crashed): refused instead."""
+    info = compiled._lib.get_symbol("__sdfc_program_info", restype=ctypes.c_char_p)  # DaCe's own handle
+    ours = [a["name"] for a in json.loads(info().decode("utf-8"))["args"]]
+    theirs = list(compiled._sig)
+    if ours != theirs:
+        raise _compilation_error()(
+            f"sdfc: program '{compiled._sdfg.name}': DaCe would call the library with the arguments "
+            f"({', '.join(theirs)}), but sdfc's entry point takes ({', '.join(ours)}); refused, since the "
+            "arguments would bind wrong (an sdfc limitation: DaCe derives its argument list after its own "
+            "code generation)"
+        )
 
 
 # --------------------------------------------------------------------------------------- compile

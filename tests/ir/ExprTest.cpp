@@ -230,7 +230,9 @@ TEST(Expr, SympyRationalsBecomeIntegerDivisionsUnderCeilingAndFloor) {
   EXPECT_EQ(simp("ceiling(3/4*$N - 1/2)"), "int_ceil(-2 + 3 * N, 4)");
   EXPECT_EQ(simp("-1 + ceiling(1/2*$N)"), "-1 + int_ceil(N, 2)");
   EXPECT_EQ(simp("ceiling(($N + 1)/(-2))"), "int_ceil(-1 - N, 2)");
-  EXPECT_EQ(simp("ceiling(2/2*$N)"), "N");              // an integer: nothing to round
+  // Nothing to divide: unchanged (in code blocks an untyped name may be a float, and ceiling(0.7)
+  // is 1; DaCe's math_test::test_func_scalar[ceil] returned 0 when this dropped the ceiling).
+  EXPECT_EQ(simp("ceiling($x)"), "ceiling(x)");
   EXPECT_EQ(simp("ceiling($N/$M)"), "ceiling(N / M)");  // not a constant denominator: unchanged
   // The rewritten forms compute exactly what SymPy means, for every sign.
   for (std::int64_t n = -9; n <= 9; ++n) {
