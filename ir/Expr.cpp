@@ -840,7 +840,7 @@ bool integer_function(const std::string& f) {
 /// integers, integer symbols, integer-valued functions, +, -, * and division by a constant: SymPy's
 /// rationals (`1/2*N` is N / 2 exactly, not C's 1 / 2 == 0). nullopt for anything else.
 std::optional<Ratio> rational_form(const Expr& e) {
-  auto scaled = [](const Ratio& r, std::int64_t l) -> std::optional<Expr> {
+  auto scaled = [](const Ratio& r, std::int64_t l) -> Expr {
     if (l == r.den) return r.num;
     return make_binary(BinOp::Mul, make_int(l / r.den), r.num);
   };
@@ -873,7 +873,7 @@ std::optional<Ratio> rational_form(const Expr& e) {
         case BinOp::Sub: {
           std::int64_t g = std::gcd(a->den, b->den), l;
           if (mul_overflows(a->den / g, b->den, l)) return std::nullopt;
-          return Ratio{make_binary(op, *scaled(*a, l), *scaled(*b, l)), l};
+          return Ratio{make_binary(op, scaled(*a, l), scaled(*b, l)), l};
         }
         case BinOp::Mul:
           if (mul_overflows(a->den, b->den, den)) return std::nullopt;
