@@ -17,6 +17,10 @@
 #              with --fuse-maps --gpu-streams 2)
 #   python     the Python package's tests (CuPy, PyTorch) and its call-overhead benchmark
 #   mpi        the MPI halo-exchange sample with 2 ranks on the GPU (and on the CPU)
+#   gt4py      GT4Py through sdfc with CuPy: sdfc.gt4py's tests (streams 0/1/4 on a busy external CuPy
+#              stream, POOL with 4 streams) and GT4Py's field-view tests on its GPU backend
+#              (run_dace_gpu) with sdfc as DaCe's compiler; needs .gpu-py (scripts/gpu-py-bundle.sh,
+#              carried); not in the default list
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -166,6 +170,18 @@ phase_mpi() {
   say "mpi halo (gpu): rc=$?"; tail -5 "$logs/mpi_gpu.log" | tee -a "$summary"
   timeout 100 "${mpi[@]}" "$bin/tests/sample_mpi_halo" > "$logs/mpi_cpu.log" 2>&1
   say "mpi halo (cpu): rc=$?"; tail -5 "$logs/mpi_cpu.log" | tee -a "$summary"
+}
+
+phase_gt4py() {
+  [[ -f .gpu-py/env.sh ]] || { say "gt4py: no .gpu-py (make it with scripts/gpu-py-bundle.sh and carry it): skipped"; return 0; }
+  local pp="$PWD/python:$PWD/.gpu-py/gt4py/src:$PWD/.gpu-py/dace:$PWD/.gpu-py/pydeps:$PWD/.gpu-py/site"
+  PYTHONPATH=$pp SDFC="$bin/sdfc" GT4PY_BUILD_JOBS_MODE=serial timeout 240 \
+    python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gt4py_backend.py > "$logs/gt4py_backend.log" 2>&1
+  say "sdfc.gt4py tests: rc=$?"; tail -12 "$logs/gt4py_backend.log" | tee -a "$summary"
+  SDFC_THIRD_PARTY=$PWD/.gpu-py SDFC="$bin/sdfc" GT4PY_SUITE_PYTHON=python3 GT4PY_SUITE_BACKEND=run_dace_gpu \
+    GT4PY_SUITE_JOBS=${GT4PY_SUITE_JOBS:-8} GT4PY_SUITE_MIN_PASSED=0 GT4PY_SUITE_TIMEOUT=${GT4PY_SUITE_TIMEOUT:-330} \
+    bash scripts/gt4py-suite.sh > "$logs/gt4py_suite.log" 2>&1
+  say "GT4Py suite (run_dace_gpu) through sdfc: rc=$?"; grep -E "^gt4py-suite|^FAILED|^ERROR" "$logs/gt4py_suite.log" | head -40 | tee -a "$summary"
 }
 
 phases=("$@")

@@ -11,14 +11,17 @@
 # temporaries) is a temporary directory, removed afterwards (kept with GT4PY_SUITE_KEEP=1); nothing
 # is written into the third-party folder. Prints the counts; exits non-zero when a test fails or
 # errors, or fewer than GT4PY_SUITE_MIN_PASSED (default 380) pass.
-# GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
+# GT4PY_SUITE_BACKEND: GT4Py's backend to select (default run_dace_cpu; run_dace_gpu on the GPU
+# machine, with the bundle of scripts/gpu-py-bundle.sh as SDFC_THIRD_PARTY); GT4PY_SUITE_PYTHON: the
+# interpreter (default /usr/bin/python3). GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
 # 0 or 1: serial in the test process). Limits, so a hang cannot eat CI's time: GT4PY_SUITE_TEST_TIMEOUT
 # seconds per test (default 900, through pytest-timeout where it is installed) and
 # GT4PY_SUITE_TIMEOUT seconds for the whole run (default 3600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-python=/usr/bin/python3
+python=${GT4PY_SUITE_PYTHON:-/usr/bin/python3}
+backend=${GT4PY_SUITE_BACKEND:-run_dace_cpu}
 third_party=${SDFC_THIRD_PARTY:-$root/../shared/third_party}
 min_passed=${GT4PY_SUITE_MIN_PASSED:-380}
 
@@ -71,13 +74,13 @@ if "$python" -c "import pytest_timeout" 2>/dev/null; then
 fi
 
 junit=$work/junit.xml
-echo "gt4py-suite: GT4Py's field-view tests (run_dace_cpu) through $sdfc, ${jobs} job(s), in $work"
+echo "gt4py-suite: GT4Py's field-view tests ($backend) through $sdfc, ${jobs} job(s), in $work"
 start=$(date +%s)
 status=0
 (cd "$third_party/gt4py" &&
   timeout -k 30 "${GT4PY_SUITE_TIMEOUT:-3600}" \
     "$python" -m pytest -p no:cacheprovider -p sdfc._pytest_dace "${options[@]}" -q -rfE --tb=line \
-    --junitxml="$junit" -k "run_dace_cpu and not noopt" \
+    --junitxml="$junit" -k "$backend and not noopt" \
     tests/next_tests/integration_tests/feature_tests/ffront_tests \
     tests/next_tests/integration_tests/multi_feature_tests/ffront_tests "$@") || status=$?
 elapsed=$(($(date +%s) - start))

@@ -47,7 +47,7 @@ _OPTION_DEFAULTS = {
     "compiler": None,  # the sdfc executable (see sdfc.find_compiler)
 }
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _dace_compile = None  # dace.SDFG.compile as DaCe defines it, while enable() has replaced it
 _enabled_options = None  # the options of enable(), while enabled
 _error_type = None  # CompilationError, made on first use (it derives from DaCe's)
@@ -181,9 +181,17 @@ def _write_if_changed(path, text):
 
 def _stamp(sdfg, executable, options):
     """What a library was built from: the SDFG (DaCe's hash of it, which leaves out the
-    identifiers every new SDFG object gets), sdfc's options and the sdfc executable."""
+    identifiers every new SDFG object gets, and its interstate assignments as written), sdfc's
+    options and the sdfc executable."""
     st = os.stat(executable)
-    key = (sdfg.hash_sdfg(), options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)
+    # DaCe's hash sees the assignments through SymPy (`ceil(arg)` and `arg` hash alike); sdfc
+    # compiles them as written.
+    assignments = [
+        sorted((k, str(v)) for k, v in edge.data.assignments.items())
+        for nested in sdfg.all_sdfgs_recursive()
+        for edge in nested.all_interstate_edges()
+    ]
+    key = (sdfg.hash_sdfg(), assignments, options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)
     return hashlib.sha256(repr(key).encode()).hexdigest()
 
 
@@ -316,24 +324,47 @@ def _load(build_folder, sdfg):
         return f"sdfc: {message}" if message else dace_text(result)
 
     compiled._get_error_text = error_text
-    _check_argument_order(compiled)
+    _bind_as_the_library_takes(compiled)
     return compiled
 
 
-def _check_argument_order(compiled):
-    """DaCe passes the arguments in its own order (the SDFG's signature as DaCe derives it); where
-    that is not the order of sdfc's entry point, every call would bind them wrong (DaCe's frontend
-    matrix products `a[M, K] @ b` computed wrong numbers or crashed): refused instead."""
-    info = compiled._lib.get_symbol("__sdfc_program_info", restype=ctypes.c_char_p)  # DaCe's own handle
-    ours = [a["name"] for a in json.loads(info().decode("utf-8"))["args"]]
+def _bind_as_the_library_takes(compiled):
+    """DaCe passes the arguments in the order of the SDFG's signature as DaCe derives it; DaCe's own
+    compile derives it after library-node expansion, so a symbol that only sizes a dimension of an
+    argument (``N`` in ``sum(A[N, M])``, ``B`` in a batched ``a @ b``) is a parameter of the library
+    but missing from the list DaCe derives from the SDFG it was given. The library's own program info
+    knows its parameter order: DaCe's handle binds by that list, each symbol typed as the SDFG
+    declares it. A name the SDFG does not declare cannot be bound: refused, naming both lists."""
+    from dace import data
+
+    info_text = compiled._lib.get_symbol("__sdfc_program_info", restype=ctypes.c_char_p)  # DaCe's own handle
+    info = json.loads(info_text().decode("utf-8"))
+    ours = [a["name"] for a in info["args"]]
+    init_symbols = list(info.get("init_symbols", []))
     theirs = list(compiled._sig)
-    if ours != theirs:
+    if ours == theirs:
+        return
+    # DaCe's init call passes the arguments that are free symbols, in the order of the list above.
+    if [name for name in ours if name in init_symbols] != init_symbols:
         raise _compilation_error()(
-            f"sdfc: program '{compiled._sdfg.name}': DaCe would call the library with the arguments "
-            f"({', '.join(theirs)}), but sdfc's entry point takes ({', '.join(ours)}); refused, since the "
-            "arguments would bind wrong (an sdfc limitation: DaCe derives its argument list after its own "
-            "code generation)"
+            f"sdfc: program '{compiled._sdfg.name}': the library's init symbols ({', '.join(init_symbols)}) "
+            f"are not in the order of its arguments ({', '.join(ours)}); refused (an sdfc bug: please report)"
         )
+    typedict = dict(compiled._typedict)
+    symbols = compiled._sdfg.symbols
+    unknown = [name for name in ours if name not in typedict and name not in symbols]
+    if unknown:
+        raise _compilation_error()(
+            f"sdfc: program '{compiled._sdfg.name}': sdfc's entry point takes ({', '.join(ours)}), DaCe "
+            f"would pass ({', '.join(theirs)}) and the SDFG declares no {', '.join(unknown)}; refused, "
+            "since those arguments could not be bound"
+        )
+    for name in ours:
+        if name not in typedict:
+            typedict[name] = data.Scalar(symbols[name])
+    compiled._typedict = typedict
+    compiled._sig = ours
+    compiled._free_symbols = set(init_symbols)
 
 
 # --------------------------------------------------------------------------------------- compile
@@ -389,9 +420,28 @@ def _prepared(sdfg):
     return program
 
 
+@contextlib.contextmanager
+def _assignments_as_written():
+    """DaCe writes an interstate assignment to JSON through SymPy, which takes every name for an
+    integer symbol: ``ceil_arg = ceil(arg)`` of a float64 scalar ``arg`` is written
+    ``ceil_arg = arg`` (and then truncates 0.7 to 0), while DaCe's own code generator compiles
+    the assignment as the SDFG holds it. sdfc reads the assignments as Python, so they are
+    written as the SDFG holds them."""
+    from dace.sdfg.sdfg import InterstateEdge
+
+    prop = InterstateEdge.assignments  # DaCe's DictProperty: its to_json is an attribute
+    sympy_form = prop.to_json
+    prop.to_json = lambda d: {k: str(v) for k, v in d.items()}
+    try:
+        yield
+    finally:
+        prop.to_json = sympy_form
+
+
 def _json_text(sdfg):
     try:
-        return json.dumps(sdfg.to_json())
+        with _lock, _assignments_as_written():
+            return json.dumps(sdfg.to_json())
     except (TypeError, ValueError) as e:
         raise _compilation_error()(f"cannot write SDFG '{sdfg.name}' as JSON for sdfc ({e})") from None
 

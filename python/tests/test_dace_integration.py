@@ -1,48 +1,15 @@
 """sdfc as DaCe's compiler (sdfc.dace), with DaCe itself.
 
-DaCe is a test dependency: when ``import dace`` fails, the sources in ``$SDFC_THIRD_PARTY``
-(default ``../shared/third_party`` beside the repository; see its README.md) are put on the path
-as its ``env.sh`` does; without them these tests are skipped, saying so.
+DaCe is a test dependency (tests/_third_party.py finds it; without it these tests are skipped).
 """
 
-import os
 import pathlib
-import sys
 
 import numpy as np
 import pytest
+from _third_party import import_third_party
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-THIRD_PARTY = pathlib.Path(os.environ.get("SDFC_THIRD_PARTY", REPO.parent / "shared" / "third_party"))
-
-
-def _import_dace():
-    """DaCe, from the environment or from the third-party folder; skips the module without it."""
-    try:
-        import dace  # noqa: F401
-
-        return dace
-    except ImportError:
-        pass
-    if not (THIRD_PARTY / "dace" / "dace").is_dir():
-        pytest.skip(
-            f"DaCe is not importable and {THIRD_PARTY} has no dace/ (set SDFC_THIRD_PARTY or PYTHONPATH): "
-            "sdfc.dace tests skipped",
-            allow_module_level=True,
-        )
-    # What env.sh does: DaCe, GT4Py and their pure-Python extras first on the path.
-    for folder in reversed(("gt4py/src", "dace", "pydeps")):
-        sys.path.insert(0, str(THIRD_PARTY / folder))
-    os.environ.setdefault("DACE_compiler_cpu_executable", "g++")
-    try:
-        import dace  # noqa: F401
-
-        return dace
-    except ImportError as e:
-        pytest.skip(f"cannot import DaCe from {THIRD_PARTY} ({e}): sdfc.dace tests skipped", allow_module_level=True)
-
-
-dace = _import_dace()
+dace = import_third_party("dace", "sdfc.dace tests")
 
 import sdfc  # noqa: E402
 import sdfc.dace  # noqa: E402
@@ -251,3 +218,42 @@ def test_a_loaded_program_is_built_again_under_another_name():
     second(x=x, y=y2, N=3)
     np.testing.assert_array_equal(y1, 2 * x)
     np.testing.assert_array_equal(y2, 5 * x)
+
+
+def test_a_symbol_that_only_sizes_an_argument_is_bound_by_the_librarys_order():
+    """DaCe derives the argument list of the SDFG it was given; `N` sizes only A's reduced
+    dimension, so DaCe's list (A, __return, M) lacks it, while the library takes (A, __return, M,
+    N). The handle binds by the library's program info."""
+    M = dace.symbol("M")
+
+    @dace.program
+    def column_sums(A: dace.float64[N, M]):
+        return sum(A)
+
+    @dace.program
+    def batched(a: dace.float64[N, 3, 4], b: dace.float64[N, 4, 5]):
+        return a @ b
+
+    sdfc.dace.enable()
+    rng = np.random.default_rng(1)
+    a = rng.random((20, 30))
+    np.testing.assert_allclose(column_sums(a), a.sum(axis=0), rtol=1e-13)
+    x, y = rng.random((6, 3, 4)), rng.random((6, 4, 5))
+    np.testing.assert_allclose(batched(x, y), x @ y, rtol=1e-13)
+    assert built_by_sdfc(column_sums.compile())
+
+
+def test_interstate_assignments_keep_their_functions():
+    """DaCe writes `c = ceil(arg)` (arg: a float64 scalar) to JSON through SymPy as `c = arg`;
+    sdfc is handed the assignment as the SDFG holds it, so the result is ceil(0.7) = 1, not 0."""
+    import math
+
+    @dace.program
+    def rounded(arg):
+        return math.ceil(arg), math.floor(arg)
+
+    sdfc.dace.enable()
+    up, down = rounded(0.7)
+    assert int(np.asarray(up).ravel()[0]) == 1 and int(np.asarray(down).ravel()[0]) == 0
+    up, down = rounded(-2.5)
+    assert int(np.asarray(up).ravel()[0]) == -2 and int(np.asarray(down).ravel()[0]) == -3
