@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,14 @@ std::optional<WcrLowering> classify_wcr(std::string text) {
 namespace {
 
 /// Where a write is printed: in a parallel scope (another thread may write the same element),
-/// in a GPU kernel.
+/// in a GPU kernel (which one: its state and map entry, while in that state), and the data that
+/// is private to one thread there (a nested SDFG's connectors bound to such data).
 struct Place {
   bool parallel = false;
   bool in_kernel = false;
+  const Block* kernel_state = nullptr;
+  int kernel_entry = -1;
+  std::set<std::string> private_data;
 };
 
 /// The place of node `v` of `st`, the state's own place being `outer`: the enclosing maps, outer
@@ -58,10 +63,25 @@ Place place_of(const Block& st, int v, Place outer) {
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     if (p.in_kernel) break;  // everything in a kernel is parallel already
     ScheduleType sch = st.node(*it).map.schedule;
-    if (sch == ScheduleType::GPU_Device) p = Place{true, true};
+    if (sch == ScheduleType::GPU_Device) p = Place{true, true, &st, *it, {}};
     if (sch == ScheduleType::CPU_Multicore) p.parallel = true;
   }
   return p;
+}
+
+/// Whether `data` of `s`, written at place `p` of state `st`, belongs to one GPU thread: a
+/// transient placed in a map scope at or inside the kernel's map (each thread declares its own,
+/// unless it is in shared or global memory), or data a nested SDFG's caller made private.
+bool thread_private(const SDFG& s, const Block& st, const std::string& data, const Place& p) {
+  if (!p.in_kernel) return false;
+  if (p.private_data.count(data)) return true;
+  const DataDesc* d = s.find_data(data);
+  if (!d || !d->transient || d->place != DataDesc::Place::MapScope || d->place_state != &st || p.kernel_state != &st ||
+      d->storage == StorageType::GPU_Shared || d->storage == StorageType::GPU_Global)
+    return false;
+  for (int m = d->place_scope; m >= 0; m = st.node(m).scope_entry)
+    if (m == p.kernel_entry) return true;
+  return false;
 }
 
 bool is_complex(DType t) {
@@ -114,14 +134,24 @@ class WcrLowerer {
                           *e.memlet.wcr, to_string(t)));
         continue;
       }
-      w->form = form(*w, t, p);
+      // A write to data of one GPU thread has no other writer: no atomic (an atomic on a thread's
+      // local memory is illegal: GT4Py's reductions with skip values trapped).
+      std::string target = role == EdgeRole::TaskletOutput ? e.memlet.data : edge_subsets(s, st, e).dst_data;
+      w->form = thread_private(s, st, target, p) ? WcrLowering::Form::Plain : form(*w, t, p);
       e.wcr_lowering = std::move(w);
     }
     for (std::size_t v = 0; v < st.nodes.size(); ++v) {
       Node& n = *st.nodes[v];
-      if (n.kind == NodeKind::NestedSDFG && n.sdfg)
-        sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(st, sp, v)),
-             place_of(st, static_cast<int>(v), outer));
+      if (n.kind != NodeKind::NestedSDFG || !n.sdfg) continue;
+      Place here = place_of(st, static_cast<int>(v), outer);
+      Place inner{here.parallel, here.in_kernel, nullptr, -1, {}};
+      for (const DataEdge& e : st.edges) {
+        if (e.src == static_cast<int>(v) && e.src_conn && thread_private(s, st, e.memlet.data, here))
+          inner.private_data.insert(*e.src_conn);
+        if (e.dst == static_cast<int>(v) && e.dst_conn && thread_private(s, st, e.memlet.data, here))
+          inner.private_data.insert(*e.dst_conn);
+      }
+      sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(st, sp, v)), inner);
     }
   }
 

@@ -8,7 +8,9 @@
 ///    `#pragma omp atomic` for sums and products, a compare-and-swap loop for min, max and other
 ///    lambdas; complex data: atomic adds of both parts for sums, an OpenMP critical section for
 ///    other lambdas;
-///  - elsewhere: a plain read-modify-write.
+///  - elsewhere, and on data one GPU thread owns (a transient placed in a map scope at or inside
+///    the kernel's map, not in shared or global memory, and a nested SDFG's connector bound to
+///    such data): a plain read-modify-write.
 /// The decision is `DataEdge::wcr_lowering` (shown by `sdfc print` as `wcr-lowered=OP:FORM`) on
 /// every edge the code generator prints as a write: tasklet outputs and copies.
 ///

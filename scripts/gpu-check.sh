@@ -180,7 +180,7 @@ phase_gt4py() {
   say "sdfc.gt4py tests: rc=$?"; tail -12 "$logs/gt4py_backend.log" | tee -a "$summary"
   SDFC_THIRD_PARTY=$PWD/.gpu-py SDFC="$bin/sdfc" GT4PY_SUITE_PYTHON=python3 GT4PY_SUITE_BACKEND=run_dace_gpu \
     GT4PY_SUITE_JOBS=${GT4PY_SUITE_JOBS:-8} GT4PY_SUITE_MIN_PASSED=0 GT4PY_SUITE_TIMEOUT=${GT4PY_SUITE_TIMEOUT:-330} \
-    bash scripts/gt4py-suite.sh > "$logs/gt4py_suite.log" 2>&1
+    bash scripts/gt4py-suite.sh --max-worker-restart=200 > "$logs/gt4py_suite.log" 2>&1
   say "GT4Py suite (run_dace_gpu) through sdfc: rc=$?"; grep -E "^gt4py-suite|^FAILED|^ERROR" "$logs/gt4py_suite.log" | head -40 | tee -a "$summary"
 }
 

@@ -37,3 +37,25 @@ def pytest_unconfigure(config):
     import sdfc.dace
 
     sdfc.dace.disable()
+
+
+# A GPU fault (a kernel's illegal access, a launch failure) leaves the process's CUDA context
+# unusable: every later test of that process would fail with the same error. Under pytest-xdist the
+# worker ends after the test that faulted, so that the test is reported (as the one whose worker
+# crashed) and the next tests run in a fresh worker.
+_STICKY_GPU_ERRORS = (
+    "cudaErrorLaunchFailure",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "cudaErrorIllegalAddress",
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "an illegal memory access was encountered",
+    "unspecified launch failure",
+)
+
+
+def pytest_runtest_logreport(report):
+    if report.failed and os.environ.get("PYTEST_XDIST_WORKER"):
+        text = str(report.longrepr)
+        if any(error in text for error in _STICKY_GPU_ERRORS):
+            print(f"\nsdfc._pytest_dace: {report.nodeid} left a GPU fault; this worker ends", flush=True)
+            os._exit(3)
