@@ -174,9 +174,8 @@ phase_mpi() {
 
 phase_gt4py() {
   [[ -f .gpu-py/env.sh ]] || { say "gt4py: no .gpu-py (make it with scripts/gpu-py-bundle.sh and carry it): skipped"; return 0; }
-  local pp="$PWD/python:$PWD/.gpu-py/gt4py/src:$PWD/.gpu-py/dace:$PWD/.gpu-py/pydeps:$PWD/.gpu-py/site"
-  PYTHONPATH=$pp SDFC="$bin/sdfc" GT4PY_BUILD_JOBS_MODE=serial timeout 240 \
-    python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gt4py_backend.py > "$logs/gt4py_backend.log" 2>&1
+  (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" timeout 240 \
+    python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gt4py_backend.py) > "$logs/gt4py_backend.log" 2>&1
   say "sdfc.gt4py tests: rc=$?"; tail -12 "$logs/gt4py_backend.log" | tee -a "$summary"
   SDFC_THIRD_PARTY=$PWD/.gpu-py SDFC="$bin/sdfc" GT4PY_SUITE_PYTHON=python3 GT4PY_SUITE_BACKEND=run_dace_gpu \
     GT4PY_SUITE_JOBS=${GT4PY_SUITE_JOBS:-8} GT4PY_SUITE_MIN_PASSED=0 GT4PY_SUITE_TIMEOUT=${GT4PY_SUITE_TIMEOUT:-330} \

@@ -29,12 +29,13 @@ scheduling done by sdfc's passes instead of tasklets injected into the SDFG::
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from typing import Any
 
 from ._errors import Error
-from ._program import _stream_handle
+from ._program import _stream_handle, _text
 
 __all__ = ["make_backend"]
 
@@ -64,16 +65,18 @@ def _check_streams(gpu, max_concurrent_gpu_streams, external_sync_stream):
 
 def _without_all_streams_default(source_code):
     """The SDFG (GT4Py's JSON dictionary) without the init code that makes every stream the
-    default stream, so that sdfc's internal streams are used."""
-    text = json.dumps(source_code)
-    if not any(json.dumps(line)[1:-1] in text for line in _ALL_STREAMS_DEFAULT):
+    default stream, so that sdfc's internal streams are used; the dictionary itself when it has
+    none."""
+    def blocks(sdfg):
+        init = sdfg.get("attributes", {}).get("init_code", {})
+        return [c for c in init.values() if isinstance(c, dict) and isinstance(c.get("string_data"), str)]
+
+    if not any(line in c["string_data"] for c in blocks(source_code) for line in _ALL_STREAMS_DEFAULT):
         return source_code
-    sdfg = json.loads(text)
-    init = sdfg.get("attributes", {}).get("init_code", {})
-    for code in init.values():
-        if isinstance(code, dict) and isinstance(code.get("string_data"), str):
-            for line in _ALL_STREAMS_DEFAULT:
-                code["string_data"] = code["string_data"].replace(line, "")
+    sdfg = copy.deepcopy(source_code)
+    for code in blocks(sdfg):
+        for line in _ALL_STREAMS_DEFAULT:
+            code["string_data"] = code["string_data"].replace(line, "")
     return sdfg
 
 
@@ -140,7 +143,7 @@ def _set_stream_at_initialization(program, handle):
         set_stream = sdfg_program._lib.get_symbol("__sdfc_set_external_stream", ctypes.c_char_p)
         why = set_stream(sdfg_program._libhandle, ctypes.c_void_p(handle))
         if why is not None:
-            raise Error(f"program '{sdfg_program.sdfg.name}': {why.decode(errors='replace')}")
+            raise Error(f"program '{sdfg_program.sdfg.name}': {_text(why)}")
 
     compiled.construct_arguments = construct_arguments
 
