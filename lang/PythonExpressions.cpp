@@ -383,6 +383,9 @@ Value Translator::call(const ExprNode& e) {
     }
     case FnKind::RtPow:
       return binary(BinOp::Pow, args[0], args[1], *e.args[1]);
+    case FnKind::StdFloat64:
+      for (Value& a : args) a = cast_to(a, DType::Float64);
+      return {fmt::format("{}({})", fn->cpp, join_args(args)), kPrimary, DType::Float64};
     case FnKind::RtToInt:
       return {fmt::format("{}({})", fn->cpp, args[0].text), kPrimary, DType::Int64};
   }

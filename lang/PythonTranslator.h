@@ -227,6 +227,7 @@ enum class FnKind {
                  // arguments of their common Python type (py_mod, gcd)
   RtPow,         // sdfc::rt::pow, as `**`
   RtToInt,       // sdfc::rt::ifloor / iround: an int64 of any number
+  StdFloat64,    // std:: math on the arguments as double, a double (NumPy's float_power)
 };
 struct Function {
   const char* cpp;
@@ -283,6 +284,8 @@ inline const Function* find_function(std::string_view name) {
       {"minimum", {"sdfc::rt::min", FnKind::RtMinMax, 2}},
       {"maximum", {"sdfc::rt::max", FnKind::RtMinMax, 2}},
       {"pow", {"sdfc::rt::pow", FnKind::RtPow, 2}},
+      {"float_power", {"std::pow", FnKind::StdFloat64, 2}},
+      {"np_float_pow", {"std::pow", FnKind::StdFloat64, 2}},
       {"power", {"sdfc::rt::pow", FnKind::RtPow, 2}},
       // The rest of what DaCe's runtime gives Python tasklets (dace/math.h, pyinterop.h), and
       // SymPy's spellings that reach tasklets through symbolic expressions (Min, Max, Abs, ceiling).

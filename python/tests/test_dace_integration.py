@@ -257,3 +257,18 @@ def test_interstate_assignments_keep_their_functions():
     assert int(np.asarray(up).ravel()[0]) == 1 and int(np.asarray(down).ravel()[0]) == 0
     up, down = rounded(-2.5)
     assert int(np.asarray(up).ravel()[0]) == -2 and int(np.asarray(down).ravel()[0]) == -3
+
+
+def test_float_power_computes_in_float64():
+    """NumPy's float_power (DaCe's np_float_pow tasklet) of float32 operands is float64 pow."""
+
+    @dace.program
+    def fp(a: dace.float32[N], b: dace.float32[N]):
+        return np.float_power(a, b)
+
+    sdfc.dace.enable()
+    rng = np.random.default_rng(3)
+    a, b = rng.random(16).astype(np.float32) + 0.5, rng.random(16).astype(np.float32) * 3
+    result = fp(a, b)
+    assert result.dtype == np.float64
+    np.testing.assert_allclose(result, np.float_power(a, b), rtol=1e-15)
