@@ -23,6 +23,9 @@ struct GeneratedProgram {
   std::string header;                  ///< a C header declaring the exported entry points
   std::string info_json;               ///< what `__sdfc_program_info()` returns
   std::vector<std::string> libraries;  ///< vendor libraries to link (SDFG::libraries: "cblas", "cublas")
+  /// The standard headers the host source reads first (prelude_std_includes of the program's
+  /// environment, SDFG::dace_environment), for the build's precompiled prelude.
+  std::vector<std::string> prelude_headers;
 };
 
 /// Generates the program. `file` (the input file name) is used in error messages. Throws

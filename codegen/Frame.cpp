@@ -187,6 +187,7 @@ GeneratedProgram FramePrinter::run() {
   p.header = c_header();
   p.info_json = info;
   p.libraries.assign(root_.libraries.begin(), root_.libraries.end());
+  p.prelude_headers = prelude_std_includes(root_.dace_environment, options_.target);
   return p;
 }
 
@@ -236,7 +237,9 @@ void FramePrinter::prologue(CodeWriter& w) {
                      SDFC_VERSION, name_, file_));
   w.line(fmt::format("// Target: {}. Passes decided schedules, storage and lifetimes; this file prints them.",
                      to_string(options_.target)));
-  for (auto& h : generated_std_includes()) w.line("#include " + h);
+  for (auto& h : root_.dace_environment ? generated_std_includes() : core_std_includes()) w.line("#include " + h);
+  if (!root_.dace_environment)
+    w.line("#define SDFC_NO_COMPLEX 1  // no C++ code of its own, no complex numbers (host-environment)");
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(fmt::format("#include \"{}\"", target_info(options_.target).runtime_header));
   if (gpu_) w.line("#include \"sdfc/gpu_atomics.h\"");
@@ -422,7 +425,12 @@ void FramePrinter::init_function(CodeWriter& w) {
   w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"out of memory\");");
   w.line("return nullptr;");
   w.close();
-  w.line("__sdfc_handles.add(__state);  // before init_code, which may call the stream hooks with it");
+  w.line("// registered before init_code, which may call the stream hooks with it");
+  w.open("if (!__sdfc_handles.add(__state))");
+  w.line("std::snprintf(__sdfc_init_failure, sizeof __sdfc_init_failure, \"out of memory\");");
+  w.line("delete __state;");
+  w.line("return nullptr;");
+  w.close();
   // Nothing may leave an extern "C" function: an exception from init code (or the allocations)
   // frees what was made and returns null with the reason.
   w.open("try");

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -30,7 +31,6 @@
 
 #include "compiler/Output.h"
 #include "ir/Diagnostic.h"
-#include "lang/CppEnvironment.h"
 
 extern char** environ;
 
@@ -305,6 +305,35 @@ void sync_file(const fs::path& path) {
 }
 
 // mkdtemp on `prefix` + "XXXXXX"; "" on failure.
+/// An exclusive lock on `<cache>/locks/<name>.lock` for its scope (flock: released when the
+/// process ends however it ends). Builds of one cache entry take it, so that parallel compiles of
+/// the same program (GT4Py compiles a run's programs in parallel processes) build it once: the
+/// others wait and then find the entry. Best effort: without a lock file (an unwritable cache is
+/// reported by the build itself) the builds race as before, and publishing stays atomic.
+class EntryLock {
+ public:
+  EntryLock(const fs::path& root, const std::string& name) {
+    std::error_code ec;
+    fs::create_directories(root / "locks", ec);
+    fd_ = ::open((root / "locks" / (name + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) return;
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+  }
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
+  ~EntryLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the lock
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 std::string make_temp_dir(const std::string& prefix) {
   std::string templ = prefix + "XXXXXX";
   if (!::mkdtemp(templ.data())) return "";
@@ -458,6 +487,11 @@ void bound_cache(const fs::path& root, const std::string& keep, double limit_mb)
       fs::remove_all(it->path(), entry_ec);
     } else if (name == "checks" || name == "pch") {  // passed tasklet checks and the check's precompiled
                                                      // headers (Compile.h): forgotten after a month unused
+      for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
+        std::error_code remove_ec;
+        if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);
+      }
+    } else if (name == "locks") {  // an entry's lock file outlives its build; unlocked ones go after a month
       for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
         std::error_code remove_ec;
         if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);
@@ -643,44 +677,38 @@ std::string command_line(const std::vector<std::string>& argv) {
 }
 
 // ---- the precompiled prelude of host sources ------------------------------------------------------
-// Every generated host source starts with the same standard headers (lang/CppEnvironment.h, and
-// those sdfc's runtime headers include); parsing them is about half of a small program's compile.
-// They are precompiled once per compiler, flags and runtime headers into <cache>/pch/<key>/ (made
-// in a private directory and published with one rename, so parallel compiles share it and never
-// see a half-written one), and each host compile starts with `-include <that>/sdfc_prelude.h`: the
-// compiler uses sdfc_prelude.h.gch beside it, or reads the header itself where it cannot (a
-// changed flag). Only standard headers: sdfc's own headers react to macros the generated file
-// defines before including them (SDFC_REPORT_REFUSALS), so they are read where the file includes
-// them, and the prelude never changes what the program means. $SDFC_NO_PCH=1 turns it off.
+// Every generated host source starts with the same standard headers (BuildRequest::prelude_headers:
+// the program's C++ environment and what sdfc's runtime headers include, lang/CppEnvironment.h);
+// parsing them is about half of a small program's compile. They are precompiled once per header
+// set, compiler, flags and runtime headers into <cache>/pch/<key>/ (made in a private directory
+// and published with one rename, so parallel compiles share it and never see a half-written one),
+// and each host compile starts with `-include <that>/sdfc_prelude.h`: the compiler uses
+// sdfc_prelude.h.gch beside it, or reads the header itself where it cannot (a changed flag). Only
+// standard headers: sdfc's own headers react to macros the generated file defines before including
+// them (SDFC_REPORT_REFUSALS, SDFC_NO_COMPLEX), so they are read where the file includes them, and
+// the prelude never changes what the program means. $SDFC_NO_PCH=1 turns it off.
 constexpr const char* kPreludeName = "sdfc_prelude.h";
 
-std::string prelude_text() {
+std::string prelude_text(const std::vector<std::string>& headers) {
   std::string text = "// sdfc: the standard headers generated host sources include, precompiled once.\n";
-  for (const std::string& h : generated_std_includes()) text += "#include " + h + "\n";
-  // what sdfc/program.h, rt.h, complex.h and dace_math.h include besides
-  for (const char* h :
-       {"<cstdarg>", "<exception>", "<mutex>", "<stdexcept>", "<string>", "<unordered_set>", "<utility>"})
-    text += std::string("#include ") + h + "\n";
+  for (const std::string& h : headers) text += "#include " + h + "\n";
   return text;
 }
 
 // The prelude header to -include (its .gch beside it), or nullopt: turned off, no cache, or the
 // compiler cannot precompile it (remembered in the entry, so that it is not tried again).
-std::optional<std::string> precompiled_prelude(const Plan& plan, const std::vector<std::string>& flags) {
-  if (getenv_or_empty("SDFC_NO_PCH") == "1") return std::nullopt;
-  bool runtime = std::any_of(plan.include_flags.begin(), plan.include_flags.end(), [](const std::string& flag) {
-    return fs::exists(fs::path(flag.substr(2)) / "sdfc" / "program.h");
-  });
-  if (!runtime) return std::nullopt;  // not a generated program (DaCe's loader stub)
+std::optional<std::string> precompiled_prelude(const Plan& plan, const BuildRequest& req,
+                                               const std::vector<std::string>& flags) {
+  if (getenv_or_empty("SDFC_NO_PCH") == "1" || req.prelude_headers.empty()) return std::nullopt;
   Sha256 h;
   auto field = [&h](std::string_view tag, std::string_view value) {
     h.update(fmt::format("{} {}\n", tag, value.size()));
     h.update(value);
   };
-  field("format", "sdfc-prelude-v1");
+  field("format", "sdfc-prelude-v2");
   field("compiler", compiler_identity(plan.cxx));
   for (const std::string& f : flags) field("flag", f);
-  std::string text = prelude_text();
+  std::string text = prelude_text(req.prelude_headers);
   field("text", text);
   // The runtime headers the prelude reads (their contents: a rebuilt sdfc may change them in place).
   for (const std::string& flag : plan.include_flags) {
@@ -704,6 +732,7 @@ std::optional<std::string> precompiled_prelude(const Plan& plan, const std::vect
   std::error_code ec;
   fs::create_directories(root, ec);
   fs::path entry = root / h.hex_digest();
+  EntryLock lock(root.parent_path(), "pch-" + entry.filename().string());  // made once, however many compile
   auto usable = [&]() -> std::optional<std::string> {
     if (fs::exists(entry / (std::string(kPreludeName) + ".gch"))) return (entry / kPreludeName).string();
     return std::nullopt;
@@ -765,7 +794,7 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
   std::vector<std::string> argv = {plan.cxx, "-shared"};
   append(argv, flags);
   if (!plan.host.empty())
-    if (auto prelude = precompiled_prelude(plan, flags)) append(argv, {"-include", *prelude});
+    if (auto prelude = precompiled_prelude(plan, req, flags)) append(argv, {"-include", *prelude});
   append(argv, plan.host);
   append(argv, objects);
   append(argv, link_flags);
@@ -1019,6 +1048,7 @@ BuildResult build_library(const BuildRequest& req) {
   double limit_mb = cache_limit_mb();  // read before building: a bad setting must not cost a compile
   fs::path entry = root / result.cache_key;
   result.library_path = (entry / lib_name).string();
+  EntryLock lock(root, result.cache_key);  // a parallel build of the same program finishes first
   if (is_complete_entry(entry, lib_name)) {
     EntryState state = entry_state(entry, lib_name);
     if (state == EntryState::Intact) {

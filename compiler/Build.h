@@ -33,8 +33,12 @@ struct BuildRequest {
   std::vector<std::string> extra_flags;   ///< appended to each host compile; relative paths resolve in the build dir
   std::vector<std::string> device_flags;  ///< appended to each nvcc/hipcc compile (host flags do not suit nvcc)
   std::vector<std::string> libraries;     ///< vendor libraries to link: "cblas" (-lblas), "cublas" (the toolkit's)
-  std::string key_material;               ///< normalized IR text, options and runtime hash: enters the cache key
-  bool use_cache = true;                  ///< false: always build, into a private directory
+  /// The standard headers the host sources read before their own code (lang/CppEnvironment.h,
+  /// prelude_std_includes), precompiled once per compiler, flags and runtime headers into the
+  /// cache; empty: none (a source that is not a generated program, as DaCe's loader stub).
+  std::vector<std::string> prelude_headers;
+  std::string key_material;  ///< normalized IR text, options and runtime hash: enters the cache key
+  bool use_cache = true;     ///< false: always build, into a private directory
 };
 
 /// Where the library is.

@@ -174,6 +174,7 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
   req.sources.push_back({program.name + ".h", program.header});
   req.include_dirs.push_back(runtime_include_dir());
   req.libraries = program.libraries;
+  req.prelude_headers = program.prelude_headers;
   req.extra_flags = {"-fvisibility=hidden", "-fvisibility-inlines-hidden"};
   if (options.target == Target::CUDA)
     req.device_flags = {"-arch=" + gpu_arch_or_default(options), "--extended-lambda", "-Xcompiler",

@@ -80,6 +80,8 @@ class Dumper {
                                 join_names(ws.members)));
     if (!s.libraries.empty())
       line(ind + 1, fmt::format("libraries: {} (vendor library calls)", fmt::join(s.libraries, ", ")));
+    if (s.dace_environment)  // without it: sdfc's own few headers
+      line(ind + 1, "host environment: DaCe's whole C++ environment (C++ code or complex numbers)");
     if (!s.arena.members.empty())
       line(ind + 1,
            fmt::format("arena {} ({}): {} bytes ({} without sharing), holds {}", to_string(s.arena.storage),

@@ -379,6 +379,11 @@ struct SDFG {
   /// expand-library-nodes (root): the vendor libraries the program's library calls need ("cblas",
   /// "cublas"); the code generator includes their headers and the build links them.
   std::set<std::string> libraries;
+  /// host-environment (root): the generated host source includes DaCe's whole C++ environment
+  /// (lang/CppEnvironment.h: every standard header DaCe's runtime gives C++ code, complex numbers)
+  /// because the program has C++ code of its own or complex data; otherwise only the few headers
+  /// sdfc's own code needs.
+  bool dace_environment = false;
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,
   /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits

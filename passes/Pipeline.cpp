@@ -10,6 +10,7 @@
 #include "passes/FoldViews.h"
 #include "passes/FuseMaps.h"
 #include "passes/GpuGraph.h"
+#include "passes/HostEnvironment.h"
 #include "passes/Legalize.h"
 #include "passes/LowerWcr.h"
 #include "passes/Normalize.h"
@@ -71,6 +72,9 @@ const std::vector<Pass>& passes() {
       // after everything that decides host waits, streams and copies: it checks that the call's
       // host code only queues GPU work, so that replaying the captured work is the call.
       {"gpu-graph", decide_gpu_graph},
+      // last: it reads the code and types every earlier pass left (no pass adds C++ code or complex
+      // data; the library expansions, which do, run first).
+      {"host-environment", choose_host_environment},
   };
   return list;
 }

@@ -20,7 +20,8 @@
 #   gt4py      GT4Py through sdfc with CuPy: sdfc.gt4py's tests (streams 0/1/4 on a busy external CuPy
 #              stream, POOL with 4 streams) and GT4Py's field-view tests on its GPU backend
 #              (run_dace_gpu) with sdfc as DaCe's compiler; needs .gpu-py (scripts/gpu-py-bundle.sh,
-#              carried); not in the default list
+#              carried); not in the default list. GT4PY_SUITE_SDFC_OPTIONS (a JSON object, e.g.
+#              {"gpu_streams": 4}) runs the suite with those sdfc options
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -180,7 +181,7 @@ phase_gt4py() {
   SDFC_THIRD_PARTY=$PWD/.gpu-py SDFC="$bin/sdfc" GT4PY_SUITE_PYTHON=python3 GT4PY_SUITE_BACKEND=run_dace_gpu \
     GT4PY_SUITE_JOBS=${GT4PY_SUITE_JOBS:-8} GT4PY_SUITE_MIN_PASSED=0 GT4PY_SUITE_TIMEOUT=${GT4PY_SUITE_TIMEOUT:-330} \
     bash scripts/gt4py-suite.sh --max-worker-restart=200 > "$logs/gt4py_suite.log" 2>&1
-  say "GT4Py suite (run_dace_gpu) through sdfc: rc=$?"; grep -E "^gt4py-suite|^FAILED|^ERROR" "$logs/gt4py_suite.log" | head -40 | tee -a "$summary"
+  say "GT4Py suite (run_dace_gpu) through sdfc, options ${GT4PY_SUITE_SDFC_OPTIONS:-(defaults)}: rc=$?"; grep -E "^sdfc is DaCe|^gt4py-suite|^FAILED|^ERROR" "$logs/gt4py_suite.log" | head -40 | tee -a "$summary"
 }
 
 phases=("$@")

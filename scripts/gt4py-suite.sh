@@ -13,7 +13,8 @@
 # errors, or fewer than GT4PY_SUITE_MIN_PASSED (default 380) pass.
 # GT4PY_SUITE_BACKEND: GT4Py's backend to select (default run_dace_cpu; run_dace_gpu on the GPU
 # machine, with the bundle of scripts/gpu-py-bundle.sh as SDFC_THIRD_PARTY); GT4PY_SUITE_PYTHON: the
-# interpreter (default /usr/bin/python3). GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
+# interpreter (default /usr/bin/python3). GT4PY_SUITE_SDFC_OPTIONS: sdfc's options for the whole run
+# as a JSON object (sdfc.dace.enable's keywords, e.g. {"gpu_streams": 4}; default sdfc's defaults). GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
 # 0 or 1: serial in the test process). Limits, so a hang cannot eat CI's time: GT4PY_SUITE_TEST_TIMEOUT
 # seconds per test (default 900, through pytest-timeout where it is installed) and
 # GT4PY_SUITE_TIMEOUT seconds for the whole run (default 3600).
@@ -55,7 +56,11 @@ export DACE_CONFIG=$work/dace.conf          # not ~/.dace.conf
 export DACE_default_build_folder=$work/dacecache
 export GT4PY_BUILD_CACHE_DIR=$work/gt4py-cache
 export SDFC_CACHE_DIR=$work/sdfc-cache
-unset SDFC_DACE_OPTIONS                     # sdfc's defaults
+if [ -n "${GT4PY_SUITE_SDFC_OPTIONS:-}" ]; then
+  export SDFC_DACE_OPTIONS=$GT4PY_SUITE_SDFC_OPTIONS
+else
+  unset SDFC_DACE_OPTIONS                   # sdfc's defaults
+fi
 
 if ! problem=$("$python" -c "import dace, gt4py.next" 2>&1); then
   echo "gt4py-suite: SKIPPED: DaCe or GT4Py does not import from $third_party (run bash $third_party/setup.sh):"

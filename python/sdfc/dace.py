@@ -179,19 +179,15 @@ def _write_if_changed(path, text):
     os.replace(f.name, path)
 
 
-def _stamp(sdfg, executable, options):
-    """What a library was built from: the SDFG (DaCe's hash of it, which leaves out the
-    identifiers every new SDFG object gets, and its interstate assignments as written), sdfc's
-    options and the sdfc executable."""
+def _stamp(sdfg, executable, options, form=None):
+    """What a library was built from: the SDFG (DaCe's hash of its JSON form as sdfc reads it,
+    which leaves out the identifiers every new SDFG object gets and keeps the interstate
+    assignments as written: DaCe's own form sees them through SymPy, where ``ceil(arg)`` and
+    ``arg`` hash alike), sdfc's options and the sdfc executable. ``form``: that JSON form when the
+    caller already made it (it is consumed)."""
     st = os.stat(executable)
-    # DaCe's hash sees the assignments through SymPy (`ceil(arg)` and `arg` hash alike); sdfc
-    # compiles them as written.
-    assignments = [
-        sorted((k, str(v)) for k, v in edge.data.assignments.items())
-        for nested in sdfg.all_sdfgs_recursive()
-        for edge in nested.all_interstate_edges()
-    ]
-    key = (sdfg.hash_sdfg(), assignments, options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)
+    digest = sdfg.hash_sdfg(form if form is not None else _json_form(sdfg))
+    key = (digest, options, os.path.realpath(executable), st.st_size, st.st_mtime_ns)
     return hashlib.sha256(repr(key).encode()).hexdigest()
 
 
@@ -202,7 +198,10 @@ def _stamp_path(build_folder, name):
 def _build(program, build_folder, folder_mode, resolved):
     """Compiles the SDFG ``program`` with sdfc into ``build_folder`` as DaCe's ``folder_mode``
     lays it out; raises :func:`CompilationError` with sdfc's diagnostics."""
-    name, text = program.name, _json_text(program)
+    # One JSON form for both the file sdfc reads and the stamp (DaCe's to_json is the larger part
+    # of this function's own time on GT4Py's programs).
+    form = _json_form(program)
+    name, text = program.name, _dumps(program, form)
     executable = find_compiler(resolved["compiler"])
     folder = pathlib.Path(build_folder).resolve()
     source = folder / _SDFC_FOLDER / f"{name}.sdfg"
@@ -227,7 +226,7 @@ def _build(program, build_folder, folder_mode, resolved):
     finally:
         if layout != folder:
             shutil.rmtree(layout, ignore_errors=True)
-    _write_if_changed(_stamp_path(folder, name), _stamp(program, executable, options))
+    _write_if_changed(_stamp_path(folder, name), _stamp(program, executable, options, form))
 
 
 # ------------------------------------------------------------------------------------------ load
@@ -438,10 +437,18 @@ def _assignments_as_written():
         prop.to_json = sympy_form
 
 
-def _json_text(sdfg):
+def _json_form(sdfg):
+    """``sdfg.to_json()`` with the interstate assignments as written."""
     try:
         with _lock, _assignments_as_written():
-            return json.dumps(sdfg.to_json())
+            return sdfg.to_json()
+    except (TypeError, ValueError) as e:
+        raise _compilation_error()(f"cannot write SDFG '{sdfg.name}' as JSON for sdfc ({e})") from None
+
+
+def _dumps(sdfg, form):
+    try:
+        return json.dumps(form)
     except (TypeError, ValueError) as e:
         raise _compilation_error()(f"cannot write SDFG '{sdfg.name}' as JSON for sdfc ({e})") from None
 

@@ -22,6 +22,7 @@
 #include "compiler/Build.h"
 #include "compiler/Compile.h"
 #include "ir/Diagnostic.h"
+#include "lang/CppEnvironment.h"
 
 using namespace sdfc;
 using sdfc::test::ScopedEnv;
@@ -89,7 +90,8 @@ class BuildTest : public ::testing::Test {
   std::set<std::string> others() const {
     std::set<std::string> out;
     for (const auto& e : fs::directory_iterator(cache_))
-      if (!is_key(e.path().filename().string())) out.insert(e.path().filename().string());
+      if (!is_key(e.path().filename().string()) && e.path().filename() != "locks")  // the entries' lock files
+        out.insert(e.path().filename().string());
     return out;
   }
 
@@ -340,6 +342,22 @@ std::string build_error(const BuildRequest& req) {
   return "";
 }
 
+// Parallel compiles of one program (GT4Py compiles a run's programs in parallel processes) build it
+// once: the others wait for the entry's lock and then find the entry.
+TEST_F(BuildTest, ConcurrentBuildsCompileOnce) {
+  std::string count = root_ + "/compiles";
+  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "case \"$*\" in *-shared*) echo x >> " + count +
+                                                     ";; esac\nsleep 0.5\nexec c++ \"$@\""));
+  BuildRequest req = request("answer");
+  std::vector<BuildResult> results(3);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < results.size(); ++i) threads.emplace_back([&, i] { results[i] = build_library(req); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(slurp(count), "x\n");
+  EXPECT_EQ(std::count_if(results.begin(), results.end(), [](const BuildResult& r) { return r.cache_hit; }), 2);
+  EXPECT_EQ(call_answer(results[2].library_path), 42);
+}
+
 TEST_F(BuildTest, AFailedBuildLeavesTheCacheAtOnce) {
   ScopedEnv tmpdir("TMPDIR", root_);
   std::string message = build_error(request("broken", "int f() { return undeclared_name; }\n"));
@@ -539,12 +557,13 @@ TEST_F(BuildTest, CudaLinksWhenNvccIsAWrapperOutsideTheToolkit) {
   EXPECT_EQ(call_answer(build_library(req).library_path), 42);
 }
 
-// Generated host sources start with the precompiled prelude (standard headers and sdfc's runtime),
-// made once per compiler, flags and runtime headers and shared by every later build.
+// Generated host sources start with the precompiled prelude (the standard headers they read),
+// made once per header set, compiler, flags and runtime headers and shared by every later build.
 TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
   const std::string uses_runtime = "#include \"sdfc/program.h\"\n" + std::string(kAnswer);
   BuildRequest a = request("prelude_a", uses_runtime), b = request("prelude_b", uses_runtime);
   a.include_dirs = b.include_dirs = {sdfc::runtime_include_dir()};
+  a.prelude_headers = b.prelude_headers = sdfc::prelude_std_includes(false, sdfc::Target::CPU);
   EXPECT_EQ(call_answer(build_library(a).library_path), 42);
   auto preludes = [&] {
     std::vector<std::string> found;
@@ -556,11 +575,20 @@ TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(call_answer(build_library(b).library_path), 42);
   EXPECT_EQ(preludes(), first);  // reused, not made again
+  // Another header set (DaCe's whole environment) has its own; none without a header set.
+  BuildRequest full = request("prelude_full", uses_runtime), none = request("prelude_none", uses_runtime);
+  full.include_dirs = none.include_dirs = {sdfc::runtime_include_dir()};
+  full.prelude_headers = sdfc::prelude_std_includes(true, sdfc::Target::CPU);
+  EXPECT_EQ(call_answer(build_library(full).library_path), 42);
+  EXPECT_EQ(preludes().size(), 2u);
+  EXPECT_EQ(call_answer(build_library(none).library_path), 42);
+  EXPECT_EQ(preludes().size(), 2u);
   // Turned off: the build still works and makes none.
   ScopedEnv off("SDFC_NO_PCH", "1");
   fs::remove_all(fs::path(cache_) / "pch");
   BuildRequest c = request("prelude_c", uses_runtime);
   c.include_dirs = {sdfc::runtime_include_dir()};
+  c.prelude_headers = sdfc::prelude_std_includes(false, sdfc::Target::CPU);
   EXPECT_EQ(call_answer(build_library(c).library_path), 42);
   EXPECT_FALSE(fs::exists(fs::path(cache_) / "pch") && !preludes().empty());
 }

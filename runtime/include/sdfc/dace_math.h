@@ -21,8 +21,10 @@ using uint16 = std::uint16_t;
 using uint32 = std::uint32_t;
 using uint64 = std::uint64_t;
 using bool_ = bool;
+#ifndef SDFC_NO_COMPLEX
 using complex64 = sdfc::rt::complex<float>;
 using complex128 = sdfc::rt::complex<double>;
+#endif
 
 namespace math {
 

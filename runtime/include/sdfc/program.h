@@ -4,18 +4,17 @@
 // live in one process without clashing.
 #pragma once
 
+#include <pthread.h>
+
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
-#include <mutex>
 #include <new>
-#include <stdexcept>
-#include <string>
-#include <unordered_set>
 #include <utility>
 
 #include "sdfc/rt.h"
@@ -25,6 +24,20 @@
 
 namespace sdfc {
 namespace rt {
+
+/// Holds a mutex for its scope. POSIX's mutex, not <mutex>: sdfc's runtime headers include only
+/// what is cheap to compile (each generated program reads them; DaCe's whole environment is
+/// included only where a program's own C++ code may need it, lang/CppEnvironment.h).
+class Lock {
+ public:
+  explicit Lock(pthread_mutex_t* m) : m_(m) { pthread_mutex_lock(m_); }
+  ~Lock() { pthread_mutex_unlock(m_); }
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+
+ private:
+  pthread_mutex_t* m_;
+};
 
 /// The first error a program instance hit; later errors do not overwrite it.
 struct ErrorSlot {
@@ -59,10 +72,20 @@ OnUnwind<F> on_unwind(F release) {
 /// so its users would otherwise see only "An error was detected" at finalize).
 inline void report_refusal(const char* message) {
 #ifdef SDFC_REPORT_REFUSALS
-  static std::mutex mutex;
-  static std::unordered_set<std::string> seen;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (seen.size() < 1024 && seen.insert(message).second) std::fprintf(stderr, "sdfc: %s\n", message);
+  // A plain table, not a std::unordered_set<std::string> (see Lock).
+  static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  static char* seen[1024];
+  static std::size_t count = 0;
+  Lock lock(&mutex);
+  for (std::size_t i = 0; i < count; ++i)
+    if (std::strcmp(seen[i], message) == 0) return;
+  if (count == sizeof seen / sizeof seen[0]) return;
+  std::size_t n = std::strlen(message) + 1;
+  char* copy = static_cast<char*>(std::malloc(n));
+  if (!copy) return;
+  std::memcpy(copy, message, n);
+  seen[count++] = copy;
+  std::fprintf(stderr, "sdfc: %s\n", message);
 #else
   (void)message;
 #endif
@@ -83,25 +106,48 @@ __attribute__((format(printf, 2, 3))) inline void record_error(ErrorSlot& slot, 
 /// The live handles of one program library (each library has its own): __dace_init_ adds, __dace_exit_
 /// removes, and every exported function that takes a handle checks it first, so that a null handle,
 /// a call after exit and a second exit are refused with a message instead of touching freed
-/// memory. A lookup is a mutex and a hash probe (tens of nanoseconds) per call.
+/// memory. A lookup is a mutex and a scan of the live handles (a program has a few; the most
+/// recently made is found first). A plain array, not a std::unordered_set (see Lock).
 class HandleRegistry {
  public:
-  void add(const void* h) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_.insert(h);
+  HandleRegistry() = default;
+  HandleRegistry(const HandleRegistry&) = delete;
+  HandleRegistry& operator=(const HandleRegistry&) = delete;
+  ~HandleRegistry() { std::free(live_); }
+  /// False when memory for the table is exhausted (the caller refuses to make the handle).
+  bool add(const void* h) {
+    Lock lock(&mutex_);
+    if (count_ == capacity_) {
+      std::size_t capacity = capacity_ ? 2 * capacity_ : 8;
+      void* grown = std::realloc(static_cast<void*>(live_), capacity * sizeof(const void*));
+      if (!grown) return false;
+      live_ = static_cast<const void**>(grown);
+      capacity_ = capacity;
+    }
+    live_[count_++] = h;
+    return true;
   }
   bool remove(const void* h) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return live_.erase(h) > 0;
+    Lock lock(&mutex_);
+    std::size_t i = find(h);
+    if (i == count_) return false;
+    live_[i] = live_[--count_];
+    return true;
   }
   bool live(const void* h) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return h && live_.count(h) > 0;
+    Lock lock(&mutex_);
+    return h && find(h) != count_;
   }
 
  private:
-  mutable std::mutex mutex_;
-  std::unordered_set<const void*> live_;
+  std::size_t find(const void* h) const {
+    for (std::size_t i = count_; i-- > 0;)
+      if (live_[i] == h) return i;
+    return count_;
+  }
+  mutable pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+  const void** live_ = nullptr;
+  std::size_t count_ = 0, capacity_ = 0;
 };
 
 /// A size (element count or bytes) computed from symbol values with every step checked: `ok`
@@ -175,9 +221,13 @@ inline bool size_fits(Size n, std::size_t element_bytes, std::size_t bytes) {
 }
 
 /// Thrown by `element_count`; the exported function that called the program records its message.
-class SizeError : public std::runtime_error {
+class SizeError : public std::exception {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SizeError(const char* message) { std::snprintf(message_, sizeof message_, "%s", message); }
+  const char* what() const noexcept override { return message_; }
+
+ private:
+  char message_[512];
 };
 
 /// The element count `n` of `what` (`text`: its size expression, as the SDFG writes it): refuses

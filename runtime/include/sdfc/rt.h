@@ -207,7 +207,10 @@ SDFC_HD std::int64_t iround(A a) {
 }  // namespace rt
 }  // namespace sdfc
 
-// Complex numbers (dace::complex64 / dace::complex128).
+// Complex numbers (dace::complex64 / dace::complex128); host sources of programs without complex
+// numbers or C++ code of their own define SDFC_NO_COMPLEX and do not read <complex>.
+#ifndef SDFC_NO_COMPLEX
 #include "sdfc/complex.h"
+#endif
 // DaCe-compatible names for C++ tasklets (dace::math::..., dace::float64, ...).
 #include "sdfc/dace_math.h"
