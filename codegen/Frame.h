@@ -29,6 +29,9 @@ class FramePrinter {
   bool gpu_;
   EmittedBody body_;
   std::vector<const SDFG*> all_sdfgs;  ///< the root, then the nested SDFGs emitted
+  /// The host source's standard headers: SDFG::std_includes (DaCe's whole environment for IR that
+  /// did not run the host-environment pass).
+  const std::vector<std::string>& std_includes() const;
 
   // What every part of the frame prints from (computed once by the constructor).
   Signature sig;

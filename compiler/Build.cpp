@@ -754,6 +754,42 @@ std::optional<std::string> precompiled_prelude(const Plan& plan, const BuildRequ
   return usable();
 }
 
+// ---- the host link's linker ---------------------------------------------------------------------
+// A generated program's link took 0.16 s with GNU ld and 0.06 s with gold (GT4Py's programs, 2
+// cores; a third of what remained of a small program's build). Host links use gold where the
+// compiler driver can (-fuse-ld=gold links a shared library), probed once per compiler and
+// remembered in <cache>/linkers/<hash of its identity> ("gold" or "default"); without a cache, or
+// with $SDFC_LINKER=default, the driver's own linker. The linker does not change what the program
+// means, so it is not part of the cache key.
+std::vector<std::string> linker_flags(const Plan& plan) {
+  std::string choice = getenv_or_empty("SDFC_LINKER");
+  if (choice == "default") return {};
+  fs::path memo;
+  try {
+    memo = fs::path(ensure_cache_dir()) / "linkers" / sha256_hex(compiler_identity(plan.cxx));
+  } catch (const UserError&) {
+    return {};
+  }
+  std::error_code ec;
+  if (fs::exists(memo, ec)) {
+    std::ifstream in(memo);
+    std::string remembered;
+    std::getline(in, remembered);
+    return remembered == "gold" ? std::vector<std::string>{"-fuse-ld=gold"} : std::vector<std::string>{};
+  }
+  fs::create_directories(memo.parent_path(), ec);
+  std::string tmp = make_temp_dir((memo.parent_path() / "tmp-probe-").string());
+  if (tmp.empty()) return {};
+  write_file(fs::path(tmp) / "probe.cpp", "extern \"C\" int sdfc_probe() { return 1; }\n");
+  ProcessResult r =
+      run_compiler({plan.cxx, "-shared", "-fPIC", "-fuse-ld=gold", "probe.cpp", "-o", "libprobe.so"}, tmp);
+  bool gold = r.status == 0 && fs::exists(fs::path(tmp) / "libprobe.so", ec);
+  write_file(fs::path(tmp) / "choice", gold ? "gold\n" : "default\n");
+  ::rename((fs::path(tmp) / "choice").c_str(), memo.c_str());  // replaces another process's (same) answer
+  fs::remove_all(tmp, ec);
+  return gold ? std::vector<std::string>{"-fuse-ld=gold"} : std::vector<std::string>{};
+}
+
 // Runs the compiles in `dir`, where the sources already are. Returns the first failing step.
 std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, const std::string& dir,
                                    const std::string& lib_name) {
@@ -798,6 +834,7 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
   append(argv, plan.host);
   append(argv, objects);
   append(argv, link_flags);
+  append(argv, linker_flags(plan));
   for (const std::string& lib : req.libraries)
     if (lib == "cblas") argv.push_back("-lblas");  // Debian's libblas-dev carries CBLAS
   append(argv, {"-o", lib_name});

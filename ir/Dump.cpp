@@ -80,8 +80,6 @@ class Dumper {
                                 join_names(ws.members)));
     if (!s.libraries.empty())
       line(ind + 1, fmt::format("libraries: {} (vendor library calls)", fmt::join(s.libraries, ", ")));
-    if (s.dace_environment)  // without it: sdfc's own few headers
-      line(ind + 1, "host environment: DaCe's whole C++ environment (C++ code or complex numbers)");
     if (!s.arena.members.empty())
       line(ind + 1,
            fmt::format("arena {} ({}): {} bytes ({} without sharing), holds {}", to_string(s.arena.storage),
@@ -89,6 +87,8 @@ class Dumper {
                        : s.arena.stream_ordered ? "one allocation per call from the stream-ordered pool on stream 0"
                                                 : "one allocation per call",
                        ex(s.arena.bytes), ex(s.arena.unshared_bytes), join_names(s.arena.members)));
+    if (!s.std_includes.empty())  // last: the host source's standard headers (host-environment)
+      line(ind + 1, "host includes: " + fmt::format("{}", fmt::join(s.std_includes, " ")));
   }
 
   static std::string join_names(const std::vector<std::string>& names) {

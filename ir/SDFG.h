@@ -379,11 +379,11 @@ struct SDFG {
   /// expand-library-nodes (root): the vendor libraries the program's library calls need ("cblas",
   /// "cublas"); the code generator includes their headers and the build links them.
   std::set<std::string> libraries;
-  /// host-environment (root): the generated host source includes DaCe's whole C++ environment
-  /// (lang/CppEnvironment.h: every standard header DaCe's runtime gives C++ code, complex numbers)
-  /// because the program has C++ code of its own or complex data; otherwise only the few headers
-  /// sdfc's own code needs.
-  bool dace_environment = false;
+  /// host-environment (root): the standard headers the generated host source includes, in
+  /// lang/CppEnvironment.h's order: the few sdfc's own code needs, and those the program's C++ code
+  /// and complex numbers need (DaCe's whole environment where that cannot be told). Empty: not
+  /// decided (IR that did not run the pipeline), printed as the whole environment.
+  std::vector<std::string> std_includes;
   /// external-sync (root, GPU targets): the program's entry and exit steps. At entry the caller's
   /// stream (or the default stream) waits for the previous call when the caller's stream changed,
   /// and each of `sync_streams` waits for the caller's stream; at exit the caller's stream waits

@@ -65,6 +65,7 @@ TEST(TaskletCheck, UnknownIdentifierNamesTheTaskletAndLineColumn) {
           "/attributes/code:3:7: error: unknown identifier 'clamp_to_one' in tasklet \"scale\": not a connector "
           "(inputs: a; outputs: b), a symbol (N, i), nor a function or constant declared by <cstddef>, <cstdint>, "
           "<cmath>, <cstring>, <new>, <algorithm>, <chrono>, <complex>, <cstdio>, <numeric>, <limits>, <type_traits>, "
+          "<mutex>, <stdexcept>, <string>, <unordered_set>, "
           "sdfc's runtime or the SDFG's global_code; fix the name, add a "
           "connector, or declare it in global_code");
 }

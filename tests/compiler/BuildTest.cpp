@@ -90,7 +90,8 @@ class BuildTest : public ::testing::Test {
   std::set<std::string> others() const {
     std::set<std::string> out;
     for (const auto& e : fs::directory_iterator(cache_))
-      if (!is_key(e.path().filename().string()) && e.path().filename() != "locks")  // the entries' lock files
+      if (!is_key(e.path().filename().string()) && e.path().filename() != "locks" &&
+          e.path().filename() != "linkers")  // the entries' lock files, the linker chosen per compiler
         out.insert(e.path().filename().string());
     return out;
   }
@@ -342,11 +343,35 @@ std::string build_error(const BuildRequest& req) {
   return "";
 }
 
+// Host links use gold where the driver can link with it, probed once per compiler and remembered;
+// $SDFC_LINKER=default keeps the driver's own linker.
+TEST_F(BuildTest, HostLinksUseGoldWhereTheDriverCan) {
+  std::string log = root_ + "/commands";
+  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "echo \"$*\" >> " + log + "\nexec c++ \"$@\""));
+  EXPECT_EQ(call_answer(build_library(request("answer")).library_path), 42);
+  std::string commands = slurp(log);
+  std::string link;  // the command that makes the library
+  for (std::istringstream lines(commands); std::getline(lines, link);)
+    if (link.find("libanswer.so") != std::string::npos) break;
+  bool gold = commands.find("probe.cpp") != std::string::npos && link.find("-fuse-ld=gold") != std::string::npos;
+  bool driver_links_with_gold =
+      std::system("c++ -shared -fPIC -fuse-ld=gold -x c++ /dev/null -o /dev/null 2>/dev/null") == 0;
+  EXPECT_EQ(gold, driver_links_with_gold) << commands;
+  ASSERT_TRUE(fs::is_directory(fs::path(cache_) / "linkers"));
+  fs::remove(log);
+  EXPECT_EQ(call_answer(build_library(request("answer_again")).library_path), 42);
+  EXPECT_EQ(slurp(log).find("probe.cpp"), std::string::npos);  // remembered, not probed again
+  ScopedEnv off("SDFC_LINKER", "default");
+  fs::remove(log);
+  EXPECT_EQ(call_answer(build_library(request("answer_default")).library_path), 42);
+  EXPECT_EQ(slurp(log).find("-fuse-ld"), std::string::npos);
+}
+
 // Parallel compiles of one program (GT4Py compiles a run's programs in parallel processes) build it
 // once: the others wait for the entry's lock and then find the entry.
 TEST_F(BuildTest, ConcurrentBuildsCompileOnce) {
   std::string count = root_ + "/compiles";
-  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "case \"$*\" in *-shared*) echo x >> " + count +
+  ScopedEnv cxx("SDFC_CXX", fake_compiler(root_, "case \"$*\" in *libanswer.so*) echo x >> " + count +
                                                      ";; esac\nsleep 0.5\nexec c++ \"$@\""));
   BuildRequest req = request("answer");
   std::vector<BuildResult> results(3);
@@ -563,7 +588,7 @@ TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
   const std::string uses_runtime = "#include \"sdfc/program.h\"\n" + std::string(kAnswer);
   BuildRequest a = request("prelude_a", uses_runtime), b = request("prelude_b", uses_runtime);
   a.include_dirs = b.include_dirs = {sdfc::runtime_include_dir()};
-  a.prelude_headers = b.prelude_headers = sdfc::prelude_std_includes(false, sdfc::Target::CPU);
+  a.prelude_headers = b.prelude_headers = sdfc::prelude_std_includes(sdfc::core_std_includes(), sdfc::Target::CPU);
   EXPECT_EQ(call_answer(build_library(a).library_path), 42);
   auto preludes = [&] {
     std::vector<std::string> found;
@@ -578,7 +603,7 @@ TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
   // Another header set (DaCe's whole environment) has its own; none without a header set.
   BuildRequest full = request("prelude_full", uses_runtime), none = request("prelude_none", uses_runtime);
   full.include_dirs = none.include_dirs = {sdfc::runtime_include_dir()};
-  full.prelude_headers = sdfc::prelude_std_includes(true, sdfc::Target::CPU);
+  full.prelude_headers = sdfc::prelude_std_includes(sdfc::generated_std_includes(), sdfc::Target::CPU);
   EXPECT_EQ(call_answer(build_library(full).library_path), 42);
   EXPECT_EQ(preludes().size(), 2u);
   EXPECT_EQ(call_answer(build_library(none).library_path), 42);
@@ -588,7 +613,7 @@ TEST_F(BuildTest, HostSourcesShareOnePrecompiledPrelude) {
   fs::remove_all(fs::path(cache_) / "pch");
   BuildRequest c = request("prelude_c", uses_runtime);
   c.include_dirs = {sdfc::runtime_include_dir()};
-  c.prelude_headers = sdfc::prelude_std_includes(false, sdfc::Target::CPU);
+  c.prelude_headers = sdfc::prelude_std_includes(sdfc::core_std_includes(), sdfc::Target::CPU);
   EXPECT_EQ(call_answer(build_library(c).library_path), 42);
   EXPECT_FALSE(fs::exists(fs::path(cache_) / "pch") && !preludes().empty());
 }

@@ -42,24 +42,46 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 TEST(CppEnvironment, PreludeHoldsWhatTheRuntimeHeadersInclude) {
   for (bool whole : {false, true})
     for (sdfc::Target target : {sdfc::Target::CPU, sdfc::Target::CUDA}) {
-      std::vector<std::string> prelude = sdfc::prelude_std_includes(whole, target);
+      const std::vector<std::string>& own = whole ? sdfc::generated_std_includes() : sdfc::core_std_includes();
+      std::vector<std::string> prelude = sdfc::prelude_std_includes(own, target);
       std::vector<std::string> headers = {"program.h", "rt.h", "dace_math.h"};
       if (whole) headers.push_back("complex.h");
       if (target == sdfc::Target::CUDA) headers.push_back("gpu.h");
       for (const std::string& h : headers)
         for (const std::string& std_header : std_includes_of(h))
           EXPECT_TRUE(contains(prelude, std_header)) << h << " includes " << std_header << " (whole " << whole << ")";
-      for (const std::string& own : whole ? sdfc::generated_std_includes() : sdfc::core_std_includes())
-        EXPECT_TRUE(contains(prelude, own)) << own;
+      for (const std::string& h : own) EXPECT_TRUE(contains(prelude, h)) << h;
     }
 }
 
 // sdfc's own code gets a subset of DaCe's environment, without the expensive headers.
-TEST(CppEnvironment, CoreIsASubsetWithoutComplex) {
+TEST(CppEnvironment, CoreIsASubsetWithoutTheExpensiveHeaders) {
   for (const std::string& h : sdfc::core_std_includes()) EXPECT_TRUE(contains(sdfc::generated_std_includes(), h)) << h;
   for (const char* h : {"<complex>", "<chrono>", "<mutex>", "<string>"}) {
     EXPECT_FALSE(contains(sdfc::core_std_includes(), h)) << h;
-    EXPECT_FALSE(contains(sdfc::prelude_std_includes(false, sdfc::Target::CPU), h)) << h;
+    EXPECT_FALSE(contains(sdfc::prelude_std_includes(sdfc::core_std_includes(), sdfc::Target::CPU), h)) << h;
   }
-  EXPECT_TRUE(contains(sdfc::prelude_std_includes(true, sdfc::Target::CPU), "<complex>"));
+  EXPECT_EQ(sdfc::in_include_order({"<complex>", "<cmath>", "<chrono>"}),
+            (std::vector<std::string>{"<cmath>", "<chrono>", "<complex>"}));
+}
+
+// C++ code gets the headers of the standard names it spells; the whole environment where sdfc cannot
+// tell what it needs.
+TEST(CppEnvironment, CppCodeGetsTheHeadersItNames) {
+  using V = std::vector<std::string>;
+  // GT4Py's metrics timer
+  EXPECT_EQ(sdfc::cpp_code_std_includes("auto now = std::chrono::high_resolution_clock::now();\n"
+                                        "time = std::chrono::duration_cast<std::chrono::nanoseconds>(\n"
+                                        "    now.time_since_epoch()).count();"),
+            V{"<chrono>"});
+  EXPECT_EQ(sdfc::cpp_code_std_includes("out = std::max(a, std::sqrt(b)) + std::numeric_limits<double>::epsilon();"),
+            V{});
+  EXPECT_EQ(sdfc::cpp_code_std_includes("out = std::accumulate(a, a + 4, 0.0); c = std::complex<double>(1, 2);"),
+            (V{"<complex>", "<numeric>"}));
+  EXPECT_EQ(sdfc::cpp_code_std_includes("static_assert(std::is_same_v<T, double>); out = std::memcpy(a, b, 8);"), V{});
+  // what sdfc cannot place: the whole environment
+  EXPECT_EQ(sdfc::cpp_code_std_includes("std::vector<int> v(4); out = v[0];"), std::nullopt);
+  EXPECT_EQ(sdfc::cpp_code_std_includes("using namespace std; out = sqrt(a);"), std::nullopt);
+  EXPECT_EQ(sdfc::cpp_code_std_includes("cout << a;"), std::nullopt);
+  EXPECT_EQ(sdfc::cpp_code_std_includes("std::string s = \"x\";"), V{"<string>"});
 }
