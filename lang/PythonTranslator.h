@@ -295,6 +295,7 @@ inline const Function* find_function(std::string_view name) {
       {"nearbyint", {"std::nearbyint", FnKind::StdReal, 1}},
       {"rint", {"std::nearbyint", FnKind::StdReal, 1}},
       {"nextafter", {"std::nextafter", FnKind::StdReal, 2}},
+      {"ldexp", {"std::ldexp", FnKind::StdReal, 2}},  // x * 2**k; an integer k as C's int exponent
       {"fmin", {"std::fmin", FnKind::StdReal, 2}},
       {"fmax", {"std::fmax", FnKind::StdReal, 2}},
       {"deg2rad", {"sdfc::rt::deg2rad", FnKind::StdReal, 1}},

@@ -19,8 +19,8 @@ namespace sdfc {
 /// program and its nested SDFGs names (a CPP tasklet or its code_global, SDFG global/init/exit code
 /// for any target, a C++ interstate condition, loop statement or branch condition), or the whole
 /// environment when one cannot tell; and `<complex>` for data, symbols or connectors of a complex
-/// type and Python tasklets that mention complex numbers (`complex`, an imaginary literal such as
-/// `1j`).
+/// type, C++ code that mentions `complex` (`dace::complex128`) and Python tasklets that mention
+/// complex numbers (`complex`, an imaginary literal such as `1j`).
 void choose_host_environment(SDFG& root, const CompileOptions& options);
 
 }  // namespace sdfc

@@ -13,7 +13,9 @@
 # errors, or fewer than GT4PY_SUITE_MIN_PASSED (default 380) pass.
 # GT4PY_SUITE_BACKEND: GT4Py's backend to select (default run_dace_cpu; run_dace_gpu on the GPU
 # machine, with the bundle of scripts/gpu-py-bundle.sh as SDFC_THIRD_PARTY); GT4PY_SUITE_PYTHON: the
-# interpreter (default /usr/bin/python3). GT4PY_SUITE_SDFC_OPTIONS: sdfc's options for the whole run
+# interpreter (default /usr/bin/python3). GT4PY_SUITE_COMPILER=dace runs the same selection with
+# DaCe's own compiler (the baseline: its counts and wall time; sdfc is then not needed).
+# GT4PY_SUITE_SDFC_OPTIONS: sdfc's options for the whole run
 # as a JSON object (sdfc.dace.enable's keywords, e.g. {"gpu_streams": 4}; default sdfc's defaults). GT4PY_SUITE_JOBS: pytest-xdist workers (default 2 when pytest-xdist imports, else serial;
 # 0 or 1: serial in the test process). Limits, so a hang cannot eat CI's time: GT4PY_SUITE_TEST_TIMEOUT
 # seconds per test (default 900, through pytest-timeout where it is installed) and
@@ -34,12 +36,18 @@ third_party=$(cd "$third_party" && pwd)
 # shellcheck disable=SC1091
 source "$third_party/env.sh"
 
+compiler=${GT4PY_SUITE_COMPILER:-sdfc}
+case "$compiler" in
+  sdfc) plugin=(-p sdfc._pytest_dace) ;;
+  dace) plugin=() ;;
+  *) echo "gt4py-suite: GT4PY_SUITE_COMPILER must be sdfc or dace, not '$compiler'" >&2; exit 2 ;;
+esac
 sdfc=${SDFC:-$root/build/sdfc}
-if [ ! -x "$sdfc" ]; then
+if [ "$compiler" = sdfc ] && [ ! -x "$sdfc" ]; then
   echo "gt4py-suite: FAILED: no sdfc executable at $sdfc (build it, or set SDFC)" >&2
   exit 1
 fi
-sdfc=$(cd "$(dirname "$sdfc")" && pwd)/$(basename "$sdfc")
+if [ "$compiler" = sdfc ]; then sdfc=$(cd "$(dirname "$sdfc")" && pwd)/$(basename "$sdfc"); fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sdfc-gt4py-suite.XXXXXX")
 if [ "${GT4PY_SUITE_KEEP:-0}" = 1 ]; then
@@ -79,12 +87,14 @@ if "$python" -c "import pytest_timeout" 2>/dev/null; then
 fi
 
 junit=$work/junit.xml
-echo "gt4py-suite: GT4Py's field-view tests ($backend) through $sdfc, ${jobs} job(s), in $work"
+through=$sdfc
+[ "$compiler" = dace ] && through="DaCe's own compiler"
+echo "gt4py-suite: GT4Py's field-view tests ($backend) through $through, ${jobs} job(s), in $work"
 start=$(date +%s)
 status=0
 (cd "$third_party/gt4py" &&
   timeout -k 30 "${GT4PY_SUITE_TIMEOUT:-3600}" \
-    "$python" -m pytest -p no:cacheprovider -p sdfc._pytest_dace "${options[@]}" -q -rfE --tb=line \
+    "$python" -m pytest -p no:cacheprovider "${plugin[@]}" "${options[@]}" -q -rfE --tb=line \
     --junitxml="$junit" -k "$backend and not noopt" \
     tests/next_tests/integration_tests/feature_tests/ffront_tests \
     tests/next_tests/integration_tests/multi_feature_tests/ffront_tests "$@") || status=$?
@@ -118,7 +128,7 @@ EOF
 )
 echo "gt4py-suite: $passed passed, $failed failed, $errors errors, $skipped skipped, $xfailed xfailed in ${elapsed}s (pytest status $status)"
 if [ "$failed" -gt 0 ] || [ "$errors" -gt 0 ]; then
-  echo "gt4py-suite: FAILED: $((failed + errors)) test(s) failed through sdfc" >&2
+  echo "gt4py-suite: FAILED: $((failed + errors)) test(s) failed through $through" >&2
   exit 1
 fi
 if [ "$passed" -lt "$min_passed" ]; then

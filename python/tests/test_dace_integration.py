@@ -272,3 +272,17 @@ def test_float_power_computes_in_float64():
     result = fp(a, b)
     assert result.dtype == np.float64
     np.testing.assert_allclose(result, np.float_power(a, b), rtol=1e-15)
+
+
+def test_ldexp_scales_by_powers_of_two():
+    """NumPy's ldexp (a Python tasklet calling ldexp, DaCe's math.h) through sdfc: x * 2**k with
+    negative, zero and positive integer exponents."""
+
+    @dace.program
+    def scaled(x: dace.float64[N], k: dace.int32[N]):
+        return np.ldexp(x, k)
+
+    sdfc.dace.enable()
+    x = np.arange(16, dtype=np.float64) * 0.375 - 3.0
+    k = np.arange(-8, 8, dtype=np.int32)
+    np.testing.assert_array_equal(scaled(x, k), np.ldexp(x, k))

@@ -613,6 +613,7 @@ TEST(PythonTasklet, DaceRuntimeFunctions) {
   EXPECT_EQ(translate("o = round(x) + sign(y)"), "o = sdfc::rt::round(x) + sdfc::rt::sign(y);\n");
   EXPECT_EQ(translate("k = py_mod(a, b)"), "k = sdfc::rt::floormod(a, b);\n");
   EXPECT_EQ(translate("o = deg2rad(x) + nextafter(x, y)"), "o = sdfc::rt::deg2rad(x) + std::nextafter(x, y);\n");
+  EXPECT_EQ(translate("o = ldexp(x, k)"), "o = std::ldexp(x, k);\n");
   EXPECT_EQ(translate("o = inf if x > 0 else nan"), "o = (x > 0 ? HUGE_VAL : static_cast<double>(NAN));\n");
   // NumPy's float_power computes in float64 whatever the operands (DaCe's np_float_pow).
   EXPECT_EQ(translate("o = np_float_pow(a, b)"), "o = std::pow(static_cast<double>(a), static_cast<double>(b));\n");
