@@ -304,7 +304,6 @@ void sync_file(const fs::path& path) {
   ::close(fd);
 }
 
-// mkdtemp on `prefix` + "XXXXXX"; "" on failure.
 /// An exclusive lock on `<cache>/locks/<name>.lock` for its scope (flock: released when the
 /// process ends however it ends). Builds of one cache entry take it, so that parallel compiles of
 /// the same program (GT4Py compiles a run's programs in parallel processes) build it once: the
@@ -334,6 +333,7 @@ class EntryLock {
   int fd_ = -1;
 };
 
+// mkdtemp on `prefix` + "XXXXXX"; "" on failure.
 std::string make_temp_dir(const std::string& prefix) {
   std::string templ = prefix + "XXXXXX";
   if (!::mkdtemp(templ.data())) return "";
@@ -485,13 +485,9 @@ void bound_cache(const fs::path& root, const std::string& keep, double limit_mb)
       total += entries.back().size;
     } else if (name.rfind("tmp-", 0) == 0 && is_stale(it->path(), now)) {
       fs::remove_all(it->path(), entry_ec);
-    } else if (name == "checks" || name == "pch") {  // passed tasklet checks and the check's precompiled
-                                                     // headers (Compile.h): forgotten after a month unused
-      for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
-        std::error_code remove_ec;
-        if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);
-      }
-    } else if (name == "locks") {  // an entry's lock file outlives its build; unlocked ones go after a month
+    } else if (name == "checks" || name == "pch" || name == "locks") {
+      // passed tasklet checks, precompiled headers (Compile.h, the preludes) and the entries' lock
+      // files: forgotten after a month unused
       for (fs::directory_iterator p(it->path(), entry_ec), pend; !entry_ec && p != pend; p.increment(entry_ec)) {
         std::error_code remove_ec;
         if (is_stale(p->path(), now, kCheckMemoryAge)) fs::remove(p->path(), remove_ec);
@@ -770,12 +766,13 @@ std::vector<std::string> linker_flags(const Plan& plan) {
   } catch (const UserError&) {
     return {};
   }
+  const std::vector<std::string> gold = {"-fuse-ld=gold"};
   std::error_code ec;
   if (fs::exists(memo, ec)) {
     std::ifstream in(memo);
     std::string remembered;
     std::getline(in, remembered);
-    return remembered == "gold" ? std::vector<std::string>{"-fuse-ld=gold"} : std::vector<std::string>{};
+    return remembered == "gold" ? gold : std::vector<std::string>{};
   }
   fs::create_directories(memo.parent_path(), ec);
   std::string tmp = make_temp_dir((memo.parent_path() / "tmp-probe-").string());
@@ -783,11 +780,11 @@ std::vector<std::string> linker_flags(const Plan& plan) {
   write_file(fs::path(tmp) / "probe.cpp", "extern \"C\" int sdfc_probe() { return 1; }\n");
   ProcessResult r =
       run_compiler({plan.cxx, "-shared", "-fPIC", "-fuse-ld=gold", "probe.cpp", "-o", "libprobe.so"}, tmp);
-  bool gold = r.status == 0 && fs::exists(fs::path(tmp) / "libprobe.so", ec);
-  write_file(fs::path(tmp) / "choice", gold ? "gold\n" : "default\n");
+  bool links = r.status == 0 && fs::exists(fs::path(tmp) / "libprobe.so", ec);
+  write_file(fs::path(tmp) / "choice", links ? "gold\n" : "default\n");
   ::rename((fs::path(tmp) / "choice").c_str(), memo.c_str());  // replaces another process's (same) answer
   fs::remove_all(tmp, ec);
-  return gold ? std::vector<std::string>{"-fuse-ld=gold"} : std::vector<std::string>{};
+  return links ? gold : std::vector<std::string>{};
 }
 
 // Runs the compiles in `dir`, where the sources already are. Returns the first failing step.

@@ -273,6 +273,8 @@ std::optional<std::vector<std::string>> cpp_code_std_includes(const std::string&
     if (found == std_name_headers().end()) return std::nullopt;
     if (!found->second.empty()) needed.insert(found->second);
   }
+  // dace::complex64 / complex128 (sdfc/dace_math.h declares them only with <complex>)
+  if (text.find("complex") != std::string::npos) needed.insert("<complex>");
   return std::vector<std::string>(needed.begin(), needed.end());
 }
 

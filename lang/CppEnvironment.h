@@ -24,7 +24,8 @@ const std::vector<std::string>& generated_std_includes();
 const std::vector<std::string>& core_std_includes();
 
 /// The headers of generated_std_includes beyond core_std_includes that C++ `code` needs, judged
-/// from the standard-library names it spells (`std::chrono::...` needs `<chrono>`); nullopt when
+/// from the standard-library names it spells (`std::chrono::...` needs `<chrono>`; any mention of
+/// `complex`, DaCe's `dace::complex128` too, needs `<complex>`); nullopt when
 /// it cannot tell (a `std::` name of no header sdfc knows, `using namespace`, an unqualified name
 /// of a header outside the core such as `cout`): then the code gets the whole environment.
 std::optional<std::vector<std::string>> cpp_code_std_includes(const std::string& code);

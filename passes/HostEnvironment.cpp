@@ -31,8 +31,6 @@ struct Needs {
       headers.insert(h->begin(), h->end());
     else
       whole = true;
-    // dace::complex64 / complex128 (sdfc/dace_math.h declares them only with <complex>)
-    if (c.code.find("complex") != std::string::npos) headers.insert("<complex>");
   }
   void cpp(const std::optional<CodeBlock>& c) {
     if (c) cpp(*c);
