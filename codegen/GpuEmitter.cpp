@@ -64,6 +64,8 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
     }
   }
   emit_launch(n, kname, counts, grid, block, args, w);
+  w.close();
+  stream_record(n.stream, n.record_event, w);
 }
 
 /// A GPU_Device map: a __global__ kernel (one thread per point, the last parameter on x) and
@@ -126,16 +128,16 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   }
   const int* block = plan.block;
   int threads = block[0] * block[1] * block[2];
-  std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
-
-  CodeWriter kw;
-  kw.line(fmt::format("// GPU kernel of map {}[{}] ({})", m.label, range_str(m.range), np));
-  kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
-  dependent_launch_prologue(plan, kw);
   // Each thread computes `rows` consecutive points along axis `march` (outline-kernels).
   const int rows = plan.rows;
   const std::size_t march = static_cast<std::size_t>(plan.march);
   const char* axis[] = {"x", "y", "z"};
+  // The body is the same in every layout (it reads the map's parameters): printed once, at the
+  // depth it has in each kernel (inside the marching loop when rows > 1).
+  CodeWriter bw(rows > 1 ? 2 : 1);
+  in_kernel_ = true;
+  emit_scope(kc, st, ptr, id, bw, true);
+  in_kernel_ = false;
   // Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
   // fastest-varying last); each thread decodes its point with divisions, as DaCe does.
   auto z_extent = [&] {
@@ -143,76 +145,113 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     for (std::size_t d = 0; d + 2 < dims; ++d) e = make_binary(BinOp::Mul, e, extent(m.range[d]));
     return simplify(e);
   };
-  auto index = [&](std::size_t k) {
-    if (k == 2 && dims > 3) {
-      kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
-      kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent())));
-      kw.line("int64_t __rz = __tz;");
-      for (std::size_t d = dims - 2; d-- > 0;) {
-        const RangeDim& r = m.range[d];
-        if (d > 0) {
-          kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start),
-                              sym(extent(r)), sym(r.step)));
-          kw.line(fmt::format("__rz /= {};", sym(extent(r))));
-        } else {
-          kw.line(fmt::format("const int64_t {} = {} + __rz * {};", ident(m.params[d]), sym(r.start), sym(r.step)));
-        }
-      }
-      return;
-    }
-    std::size_t dim = dims - 1 - k;  // the last parameter runs along x
-    const RangeDim& r = m.range[dim];
-    if (k == march && rows > 1) {
-      kw.line(fmt::format(
-          "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};", axis[k],
-          rows));
-      kw.line("#pragma unroll");
-      kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
-      kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
-    } else if (k == 0 && plan.lead > 0) {  // warps start `lead` points before the first
-      kw.line(fmt::format("const int64_t __tx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};",
-                          plan.lead));
-      kw.line("if (__tx < 0) return;");
-    } else {
-      kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
-                          axis[k]));
-    }
-    kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
-    kw.line(
-        fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
+  // The extent of the map along axis k in layout l.
+  auto axis_extent = [&](const KernelPlan::Layout& l, std::size_t k) {
+    return k == 2 && dims > 3
+               ? z_extent()
+               : extent(m.range[static_cast<std::size_t>(dim_on_axis(l, static_cast<int>(k), static_cast<int>(dims)))]);
   };
-  // With rows > 1 the marching loop is innermost: the other axes first.
-  for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
-    if (k < dims) index(k);
-  in_kernel_ = true;
-  emit_scope(kc, st, ptr, id, kw, true);
-  in_kernel_ = false;
-  if (rows > 1) kw.close();
-  kw.close();
-  out_.kernels.push_back(kw.str());
+  std::vector<std::string> knames;
+  for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
+    const KernelPlan::Layout& layout = plan.layouts[li];
+    std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
+    CodeWriter kw;
+    kw.line(fmt::format("// GPU kernel of map {}[{}] ({}){}", m.label, range_str(m.range), np,
+                        plan.layouts.size() > 1
+                            ? fmt::format(", layout {}: {} along x", li, m.params[static_cast<std::size_t>(layout.x)])
+                            : ""));
+    kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
+    dependent_launch_prologue(plan, kw);
+    auto index = [&](std::size_t k) {
+      if (k == 2 && dims > 3) {
+        kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
+        kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent())));
+        kw.line("int64_t __rz = __tz;");
+        for (std::size_t d = dims - 2; d-- > 0;) {
+          const RangeDim& r = m.range[d];
+          if (d > 0) {
+            kw.line(fmt::format("const int64_t {} = {} + (__rz % ({})) * {};", ident(m.params[d]), sym(r.start),
+                                sym(extent(r)), sym(r.step)));
+            kw.line(fmt::format("__rz /= {};", sym(extent(r))));
+          } else {
+            kw.line(fmt::format("const int64_t {} = {} + __rz * {};", ident(m.params[d]), sym(r.start), sym(r.step)));
+          }
+        }
+        return;
+      }
+      auto dim = static_cast<std::size_t>(dim_on_axis(layout, static_cast<int>(k), static_cast<int>(dims)));
+      const RangeDim& r = m.range[dim];
+      if (k == march && rows > 1) {
+        kw.line(fmt::format(
+            "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};",
+            axis[k], rows));
+        kw.line("#pragma unroll");
+        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
+        kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
+      } else if (k == 0 && layout.lead > 0) {  // warps start `lead` points before the first
+        kw.line(fmt::format("const int64_t __tx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};",
+                            layout.lead));
+        kw.line("if (__tx < 0) return;");
+      } else {
+        kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
+                            axis[k]));
+      }
+      kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
+      kw.line(
+          fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
+    };
+    // With rows > 1 the marching loop is innermost: the other axes first.
+    for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
+      if (k < dims) index(k);
+    kw.raw(bw.str());
+    if (rows > 1) kw.close();
+    kw.close();
+    out_.kernels.push_back(kw.str());
+    knames.push_back(kname);
+  }
 
-  // The launch.
-  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
-                     kname, n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : "",
-                     plan.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", plan.lead) : ""));
+  // The launch: of the layout whose x indexes the dimension of `layout_data` with the smallest
+  // |stride| (the first on ties), when there are several.
+  std::string leads;
+  for (auto& l : plan.layouts)
+    if (l.lead > 0) leads = fmt::format(", lead {} along x (aligned warps)", l.lead);
+  w.line(fmt::format(
+      "// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
+      fmt::join(knames, " or "), n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : "",
+      plan.layouts.size() > 1 ? fmt::format(", the layout by the strides of {}", plan.layout_data) : leads));
   stream_waits(n.stream, n.wait_events, w);
   w.open("");
-  std::vector<std::string> counts;
-  for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
-    std::size_t dim = dims - 1 - k;
-    w.line(
-        fmt::format("const int64_t __n{} = {};", axis[k], sym(k == 2 && dims > 3 ? z_extent() : extent(m.range[dim]))));
-    counts.push_back(fmt::format("__n{} > 0", axis[k]));
+  if (plan.layouts.size() > 1) {
+    const DataDesc* d = c.sdfg->find_data(plan.layout_data);
+    SDFC_ASSERT(d, "kernel layout container not found: " + plan.layout_data);
+    SDFC_ASSERT(plan.layouts.size() == 2, "outline-kernels plans at most two kernel layouts");
+    std::string stride[2];
+    for (std::size_t li = 0; li < 2; ++li)
+      stride[li] = sym(d->strides.at(static_cast<std::size_t>(plan.layouts[li].data_dim)));
+    w.line(fmt::format("const int64_t __stride0 = {}, __stride1 = {};", stride[0], stride[1]));
+    w.line("const int __layout = (__stride1 < 0 ? -__stride1 : __stride1) < (__stride0 < 0 ? -__stride0 : __stride0);");
   }
-  std::vector<std::string> grid;
-  for (std::size_t k = 0; k < 3; ++k) {
-    int per_block = block[k] * (k == march ? rows : 1);
-    int lead = k == 0 ? plan.lead : 0;
-    grid.push_back(
-        k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
-                 : "1u");
+  for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
+    const KernelPlan::Layout& layout = plan.layouts[li];
+    if (plan.layouts.size() > 1) w.open(fmt::format("{}if (__layout == {})", li ? "else " : "", li));
+    std::vector<std::string> counts;
+    for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(axis_extent(layout, k))));
+      counts.push_back(fmt::format("__n{} > 0", axis[k]));
+    }
+    std::vector<std::string> grid;
+    for (std::size_t k = 0; k < 3; ++k) {
+      int per_block = block[k] * (k == march ? rows : 1);
+      int lead = k == 0 ? layout.lead : 0;
+      grid.push_back(
+          k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
+                   : "1u");
+    }
+    emit_launch(n, knames[li], counts, grid, block, args, w);
+    if (plan.layouts.size() > 1) w.close();
   }
-  emit_launch(n, kname, counts, grid, block, args, w);
+  w.close();
+  stream_record(n.stream, n.record_event, w);
 }
 
 /// The first statement of a kernel that outline-kernels marked for programmatic dependent launch:
@@ -228,8 +267,9 @@ void GpuEmitter::dependent_launch_prologue(const KernelPlan& plan, CodeWriter& k
 }
 
 /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
-/// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
-/// on the map's stream, and the event the synchronization pass wants recorded after it.
+/// extents `__nx`...): nothing when a count is zero, the race-exposure delay and the checked
+/// launch on the map's stream. The caller records the event the synchronization pass wants after
+/// it.
 void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
                              const std::vector<std::string>& grid, const int* block,
                              const std::vector<std::string>& args, CodeWriter& w) {
@@ -244,8 +284,6 @@ void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std:
     w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
   w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
   w.close();
-  w.close();
-  stream_record(n.stream, n.record_event, w);
 }
 
 /// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for

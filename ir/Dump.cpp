@@ -236,7 +236,7 @@ class Dumper {
                                     scope, decided);
         if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
         line(ind, s);
-        if (n.kernel) kernel(*n.kernel, ind + 1);
+        if (n.kernel) kernel(*n.kernel, n.map.params, ind + 1);
         break;
       }
       case NodeKind::MapExit:
@@ -263,7 +263,22 @@ class Dumper {
     }
   }
 
-  void kernel(const KernelPlan& k, int ind) {
+  /// ", lead 1 along x (aligned warps)" for the default layout alone; with several, each one's x
+  /// parameter, the dimension of the deciding container it indexes, and its lead.
+  std::string layouts(const KernelPlan& k, const std::vector<std::string>& params) {
+    auto lead = [](const KernelPlan::Layout& l) {
+      return l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string();
+    };
+    if (k.layouts.size() == 1) return lead(k.layouts[0]);
+    std::string out = fmt::format(", layouts by the strides of {} (smallest |stride| on x):", k.layout_data);
+    for (std::size_t i = 0; i < k.layouts.size(); ++i)
+      out += fmt::format("{} [{}] x = {} ({} dimension {}){}", i ? ";" : "", i,
+                         params.at(static_cast<std::size_t>(k.layouts[i].x)), k.layout_data, k.layouts[i].data_dim,
+                         lead(k.layouts[i]));
+    return out;
+  }
+
+  void kernel(const KernelPlan& k, const std::vector<std::string>& params, int ind) {
     std::string ps;
     for (auto& p : k.params)
       ps += fmt::format("{}{} {}:{}", ps.empty() ? "" : ", ", to_string(p.kind), p.name, to_string(p.type));
@@ -273,7 +288,7 @@ class Dumper {
             ? "one block per point, thread-block maps on " + shape + " threads"
             : "one thread per point, blocks of " + shape +
                   (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y") : "") +
-                  (k.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", k.lead) : "");
+                  layouts(k, params);
     if (k.dependent_launch)
       how += k.early_trigger_blocks_per_sm > 0
                  ? fmt::format(

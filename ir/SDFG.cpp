@@ -69,6 +69,18 @@ const char* to_string(DataDesc::Alloc a) {
   return "?";
 }
 
+int dim_on_axis(const KernelPlan::Layout& layout, int axis, int dims) {
+  if (axis >= dims || axis > 2 || (axis == 2 && dims > 3)) return -1;
+  if (axis == 0) return layout.x;
+  // The others in their order, from the last: y, then z.
+  int seen = 0;
+  for (int d = dims - 1; d >= 0; --d) {
+    if (d == layout.x) continue;
+    if (++seen == axis) return d;
+  }
+  return -1;
+}
+
 const char* to_string(KernelPlan::Param::Kind k) {
   switch (k) {
     case KernelPlan::Param::Kind::Pointer:

@@ -161,9 +161,23 @@ struct KernelPlan {
   int block[3] = {1, 1, 1};  ///< threads per block, x first
   int rows = 1;              ///< points per thread along `march` (maps of 2 or more dimensions)
   int march = 1;             ///< the axis (1: y, 2: z) a thread marches along when rows > 1
-  /// Idle threads launched along x before the map's first point, so that warps start where the
-  /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
-  int lead = 0;
+  /// Which map dimension runs along x, and the warps' alignment there. The other dimensions keep
+  /// their order on the remaining axes (the last of them on y, then z; maps of more than three
+  /// dimensions: the last on x, the one before on y, the rest flattened into z, one layout).
+  struct Layout {
+    int x = 0;  ///< index of the map parameter on x (the default layout: the last one)
+    /// Idle threads launched along x before the map's first point, so that warps start where the
+    /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
+    int lead = 0;
+    int data_dim = -1;  ///< several layouts: the dimension of `layout_data` that x indexes
+  };
+  /// The default layout first. A kernel over data whose unit stride is known only at the call
+  /// (strides that are symbols, as GT4Py passes them) has one layout per candidate x dimension:
+  /// each is a kernel of its own, and the launch runs the one whose x indexes the dimension of
+  /// `layout_data` with the smallest |stride| (the first on ties), so that threads next to each
+  /// other along x touch neighbouring elements in C order and in GT4Py's order alike.
+  std::vector<Layout> layouts{Layout{}};
+  std::string layout_data;  ///< the container whose strides choose the layout (several layouts)
   /// Programmatic dependent launch (CUDA, sm_90+): launched with programmatic stream
   /// serialization, so it may start while the kernel before it on its stream is finishing; its
   /// first statement waits until the kernels before it have completed and their writes are
@@ -178,6 +192,11 @@ struct KernelPlan {
   int early_trigger_blocks_per_sm = 0;
 };
 const char* to_string(KernelPlan::Param::Kind k);
+
+/// The map dimension that kernel layout `layout` runs along `axis` (0: x, 1: y, 2: z) for a map of
+/// `dims` parameters; -1 where none does (axes beyond the map's, and z of maps of more than three
+/// dimensions, which flattens their first ones).
+int dim_on_axis(const KernelPlan::Layout& layout, int axis, int dims);
 
 /// A dataflow node. The kind decides which members are meaningful.
 struct Node {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,7 +33,7 @@ constexpr int kPlanesPerThread = 16;
 /// measured optimum (the corpus's 3D kernels have at most 12 tasklets).
 constexpr int kMaxPlaneUnrolledNodes = 32;
 
-/// Warps start at a multiple of this many points along x (`KernelPlan::lead`).
+/// Warps start at a multiple of this many points along x (`KernelPlan::Layout::lead`).
 constexpr int kWarpAlignment = 32;
 
 /// The first nvcc architecture with grid dependency control (griddepcontrol: a kernel can wait
@@ -190,10 +191,71 @@ class Outliner {
     // first, so that each warp reads and writes whole aligned segments where the map's index 0 is
     // aligned (GT4Py's 3D Laplacian on the H200: 0.76 -> 0.85 of the copy bandwidth with 8 planes;
     // docs/benchmarks.md).
-    const RangeDim& x = m.range[dims - 1];
-    auto start = as_constant(x.start), step = as_constant(x.step);
-    if (start && step && *step == 1 && *start > 0) k.lead = static_cast<int>(*start % kWarpAlignment);
+    k.layouts = {KernelPlan::Layout{static_cast<int>(dims) - 1, lead(m.range[dims - 1]), -1}};
+    if (dims == 2 || dims == 3) plan_layouts(s, st, ix, id, nodes, k);
     return k;
+  }
+
+  /// The idle threads a layout launches before the first point of its x range `x`.
+  static int lead(const RangeDim& x) {
+    auto start = as_constant(x.start), step = as_constant(x.step);
+    return start && step && *step == 1 && *start > 0 ? static_cast<int>(*start % kWarpAlignment) : 0;
+  }
+
+  /// A second layout (KernelPlan::layouts) where the data's unit stride is known only at the
+  /// call: the container the kernel's code nodes access most often (GPU data of two or more
+  /// dimensions, none of whose strides is the constant 1) decides; if the map parameter that
+  /// indexes its last dimension (unit stride in C order) is not the default's x, the kernel gets a
+  /// layout with that parameter on x, and the launch picks by the container's strides. Fortran
+  /// order (the first dimension fastest) keeps the default layout.
+  void plan_layouts(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
+                    KernelPlan& k) {
+    const MapInfo& m = st.node(id).map;
+    struct Use {
+      int count = 0;
+      std::map<int, int> dim_of;  // map parameter -> the container's dimension it indexes
+    };
+    std::map<std::string, Use> uses;
+    auto unit_stride_unknown = [](const DataDesc& d) {
+      if (d.kind != DataKind::Array || d.strides.size() < 2 || !is_gpu_storage(d.storage)) return false;
+      if (d.place == DataDesc::Place::MapScope) return false;
+      return std::none_of(d.strides.begin(), d.strides.end(), [](const Expr& e) {
+        auto c = as_constant(e);
+        return c && *c == 1;
+      });
+    };
+    for (int v : nodes) {
+      if (!is_code_node(st.node(v))) continue;
+      std::vector<const DataEdge*> edges = ix.in[static_cast<std::size_t>(v)];
+      edges.insert(edges.end(), ix.out[static_cast<std::size_t>(v)].begin(), ix.out[static_cast<std::size_t>(v)].end());
+      for (const DataEdge* e : edges) {
+        const DataDesc* d = e->memlet.data.empty() ? nullptr : s.find_data(e->memlet.data);
+        if (!d || !e->memlet.subset || !unit_stride_unknown(*d)) continue;
+        Use& u = uses[e->memlet.data];
+        ++u.count;
+        const auto& subset = *e->memlet.subset;
+        for (std::size_t j = 0; j < subset.size(); ++j) {
+          std::set<std::string> syms;
+          free_symbols(subset[j].start, syms);
+          std::vector<int> params;
+          for (std::size_t p = 0; p < m.params.size(); ++p)
+            if (syms.count(m.params[p])) params.push_back(static_cast<int>(p));
+          if (params.size() == 1) u.dim_of.emplace(params[0], static_cast<int>(j));
+        }
+      }
+    }
+    auto most = std::max_element(uses.begin(), uses.end(),
+                                 [](const auto& a, const auto& b) { return a.second.count < b.second.count; });
+    if (most == uses.end()) return;
+    const auto& [name, use] = *most;
+    int last_dim = static_cast<int>(s.find_data(name)->shape.size()) - 1;
+    int default_x = k.layouts[0].x;
+    auto fastest = std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == last_dim; });
+    if (!use.dim_of.count(default_x) || fastest == use.dim_of.end() || fastest->first == default_x) return;
+    k.layout_data = name;
+    k.layouts[0].data_dim = use.dim_of.at(default_x);
+    k.layouts.push_back(
+        KernelPlan::Layout{fastest->first, lead(m.range[static_cast<std::size_t>(fastest->first)]), last_dim});
   }
 
   /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 
@@ -581,3 +582,103 @@ TEST(GpuGraphCodegen, CompilesForCudaAndHip) {
 
 INSTANTIATE_TEST_SUITE_P(FileCheckInputs, GpuCodegenInputs, ::testing::ValuesIn(gpu_codegen_inputs()),
                          [](const auto& info) { return info.param; });
+
+namespace {
+
+/// GT4Py's 3D Laplacian (corpus gt4py_lap3d_s/program_gpu.sdfg: the map runs over [K, I, J], the
+/// fields u and lap are [I, J, K] with strides that are symbols) with both fields laid out with
+/// element strides `stride` = {I, J, K}; the elements outside the fields (padding) hold a
+/// sentinel that must survive. Returns false when there is no GPU.
+bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::string& what) {
+  SCOPED_TRACE(what);
+  std::string dir = corpus_dir() + "/gt4py_lap3d_s";
+  auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
+  auto expected = nlohmann::json::parse(slurp(dir + "/expected.json"));
+  Options o;
+  o.target = "cuda";
+  Program p = Program::compile_file(dir + "/program_gpu.sdfg", o);
+  const char* dim[] = {"I", "J", "K"};
+  std::vector<std::int64_t> shape;
+  for (auto s : inputs["arrays"]["u"]["shape"]) shape.push_back(s.get<std::int64_t>());
+  std::int64_t extent = 1;
+  for (int d = 0; d < 3; ++d) extent += (shape[static_cast<std::size_t>(d)] - 1) * stride[static_cast<std::size_t>(d)];
+  constexpr double kSentinel = -12345.5;
+  std::map<std::string, std::vector<double>> buffers;
+  auto offset = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return static_cast<std::size_t>(i * stride[0] + j * stride[1] + k * stride[2]);
+  };
+  auto each = [&](auto f) {
+    for (std::int64_t i = 0; i < shape[0]; ++i)
+      for (std::int64_t j = 0; j < shape[1]; ++j)
+        for (std::int64_t k = 0; k < shape[2]; ++k)
+          f(i, j, k, static_cast<std::size_t>((i * shape[1] + j) * shape[2] + k));
+  };
+  for (const char* field : {"u", "lap"}) {
+    auto& b = buffers[field] = std::vector<double>(static_cast<std::size_t>(extent), kSentinel);
+    const auto& data = inputs["arrays"][field]["data"];
+    each([&](auto i, auto j, auto k, std::size_t c) { b[offset(i, j, k)] = data[c].template get<double>(); });
+  }
+  std::map<std::string, TypedArray> others;  // GT4Py's metrics timer
+  for (auto& a : p.arguments()) {
+    if (a.kind == "array" && buffers.count(a.name)) {
+      p.set_array(a.name, buffers.at(a.name).data(), "float64", buffers.at(a.name).size());
+      continue;
+    }
+    if (a.kind == "array") {
+      TypedArray& t = others[a.name] = typed_array(inputs["arrays"][a.name]);
+      p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
+      continue;
+    }
+    const auto& v = inputs[a.kind == "symbol" ? "symbols" : "scalars"][a.name]["value"];
+    std::int64_t set = -1;
+    for (const char* field : {"u", "lap"})
+      for (int d = 0; d < 3; ++d)
+        if (a.name == fmt::format("__{}_{}_stride", field, dim[d])) set = stride[static_cast<std::size_t>(d)];
+    if (set >= 0)
+      p.set_value(a.name, set);
+    else if (v.is_number_float())
+      p.set_value(a.name, v.get<double>());
+    else
+      p.set_value(a.name, v.get<std::int64_t>());
+  }
+  if (!call_on_gpu(p)) return false;
+  const auto& want = expected["arrays"]["lap"]["data"];
+  int bad = 0;
+  each([&](auto i, auto j, auto k, std::size_t c) {
+    double g = buffers["lap"][offset(i, j, k)], w = want[c].template get<double>();
+    if (!(std::abs(g - w) <= 1e-12 + 1e-9 * std::abs(w)) && ++bad <= 5)
+      ADD_FAILURE() << "lap[" << i << ", " << j << ", " << k << "] = " << g << ", expected " << w;
+  });
+  EXPECT_EQ(bad, 0);
+  std::vector<bool> inside(static_cast<std::size_t>(extent), false);
+  each([&](auto i, auto j, auto k, std::size_t) { inside[offset(i, j, k)] = true; });
+  for (std::size_t e = 0; e < inside.size(); ++e)
+    if (!inside[e]) EXPECT_EQ(buffers["lap"][e], kSentinel) << "padding element " << e << " was written";
+  return true;
+}
+
+}  // namespace
+
+/// outline-kernels gives the Laplacian's kernel two layouts (J on x, K on x) and the launch picks
+/// by u's strides: every layout gives DaCe's numbers, and nothing outside the fields is written.
+TEST(GpuLayouts, Gt4pyLaplacianIsRightInEveryLayout) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  std::string dir = corpus_dir() + "/gt4py_lap3d_s";
+  if (!fs::exists(dir)) GTEST_SKIP() << "corpus not found";
+  std::int64_t ni = 8, nj = 7, nk = 6;  // the corpus's shape (checked by the strides' use below)
+  auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
+  ASSERT_EQ(inputs["arrays"]["u"]["shape"], nlohmann::json({ni, nj, nk}));
+  struct Case {
+    std::array<std::int64_t, 3> stride;
+    const char* what;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{nj * nk, nk, 1}, "C order (K fastest): layout 1, K on x"},
+                         {{nj, 1, ni * nj}, "GT4Py's GPU order (J fastest): layout 0"},
+                         {{1, ni, ni * nj}, "Fortran order (I fastest): layout 0, J on x, uncoalesced but right"},
+                         {{(nj + 2) * (nk + 3), nk + 3, 1}, "C order padded in J and K"},
+                         {{nj + 5, 1, (ni + 1) * (nj + 5)}, "J fastest, padded"},
+                         {{nj * nk, nk, 1}, "C order again (the same library)"}}) {
+    if (!lap3d_with_strides(c.stride, c.what)) GTEST_SKIP() << "no GPU device found: run on a GPU machine";
+  }
+}

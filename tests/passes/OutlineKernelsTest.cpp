@@ -1,6 +1,7 @@
 // outline-kernels' launch geometry (passes/OutlineKernels.h): the lead along x for maps over an
-// interior, the planes a 3D kernel's thread marches (16, or 4 for big bodies), and which kernels
-// are programmatic dependent launches.
+// interior, the planes a 3D kernel's thread marches (16, or 4 for big bodies), the layouts of
+// kernels over data whose unit stride is known only at the call, and which kernels are
+// programmatic dependent launches.
 #include <fmt/format.h>
 
 #include "TestUtil.h"
@@ -14,8 +15,8 @@ using namespace sdfc::test;
 namespace {
 
 /// A 3D GPU map over [k, i, j] from `start` in every dimension whose body is a chain of `tasklets`
-/// tasklets (each adds 1 to the previous one's value).
-std::unique_ptr<SDFG> chain3d(int tasklets, const std::string& start) {
+/// tasklets (each adds 1 to the previous one's value), reading A and writing B at `index`.
+std::unique_ptr<SDFG> chain3d(int tasklets, const std::string& start, const std::string& index = "k, i, j") {
   SDFGBuilder b("chain3d");
   b.symbol("N");
   b.array("A", DType::Float64, {"N", "N", "N"}, false, StorageType::GPU_Global);
@@ -29,11 +30,11 @@ std::unique_ptr<SDFG> chain3d(int tasklets, const std::string& start) {
   for (int t = 0; t < tasklets; ++t) {
     int node = s.tasklet(fmt::format("t{}", t), {"x"}, {"y"}, "y = x + 1", Language::Python, entry);
     if (t == 0)
-      s.edge(entry, "OUT_A", node, "x", "A", "k, i, j");
+      s.edge(entry, "OUT_A", node, "x", "A", index);
     else
       s.edge(prev, "", node, "x", fmt::format("s{}", t - 1), "0");
     if (t + 1 == tasklets) {
-      s.edge(node, "y", exit, "IN_B", "B", "k, i, j");
+      s.edge(node, "y", exit, "IN_B", "B", index);
     } else {
       prev = s.access(fmt::format("s{}", t), entry);
       s.edge(node, "y", prev, "", fmt::format("s{}", t), "0");
@@ -52,7 +53,51 @@ const KernelPlan& plan_of(SDFG& sdfg, CompileOptions o = {}) {
   throw std::runtime_error("no kernel");
 }
 
+/// chain3d's A and B with the strides `strides` (symbols, or constants).
+std::unique_ptr<SDFG> with_strides(std::unique_ptr<SDFG> sdfg, const std::vector<std::string>& strides) {
+  for (const char* name : {"A", "B"}) {
+    DataDesc* d = sdfg->find_data(name);
+    d->strides.clear();
+    for (auto& s : strides) {
+      d->strides.push_back(parse_expr(s));
+      bool known = std::any_of(sdfg->symbols.begin(), sdfg->symbols.end(), [&](auto& sym) { return sym.first == s; });
+      if (!as_constant(d->strides.back()) && !known) sdfg->symbols.emplace_back(s, DType::Int64);
+    }
+  }
+  return sdfg;
+}
+
 }  // namespace
+
+TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutWithItsLastDimensionOnX) {
+  // The map [k, i, j] reads A[i, j, k], as GT4Py writes its 3D stencils: the default layout puts j
+  // on x (GT4Py's GPU order, A's dimension 1 fastest); in C order k indexes the unit stride.
+  auto gt4py = with_strides(chain3d(1, "1", "i, j, k"), {"sA0", "sA1", "sA2"});
+  const KernelPlan& p = plan_of(*gt4py);
+  ASSERT_EQ(p.layouts.size(), 2u);
+  EXPECT_EQ(p.layout_data, "A");
+  EXPECT_EQ(p.layouts[0].x, 2);
+  EXPECT_EQ(p.layouts[0].data_dim, 1);
+  EXPECT_EQ(p.layouts[1].x, 0);
+  EXPECT_EQ(p.layouts[1].data_dim, 2);
+  EXPECT_EQ(p.layouts[1].lead, 1);  // each layout aligns its own x range (from 1)
+  // y and z: the others in their order, the last on y.
+  EXPECT_EQ(dim_on_axis(p.layouts[1], 1, 3), 2);
+  EXPECT_EQ(dim_on_axis(p.layouts[1], 2, 3), 1);
+  EXPECT_EQ(dim_on_axis(p.layouts[0], 1, 3), 1);
+  EXPECT_EQ(dim_on_axis(p.layouts[0], 2, 3), 0);
+
+  // Where the map's last parameter indexes the last dimension, C order is the default: one layout.
+  auto c_order = with_strides(chain3d(1, "1"), {"sA0", "sA1", "sA2"});
+  EXPECT_EQ(plan_of(*c_order).layouts.size(), 1u);
+}
+
+TEST(OutlineKernels, ConstantUnitStridesKeepTheDefaultLayout) {
+  auto constant = with_strides(chain3d(1, "0"), {"1", "N", "N * N"});  // Fortran order, known
+  const KernelPlan& p = plan_of(*constant);
+  EXPECT_EQ(p.layouts.size(), 1u);
+  EXPECT_TRUE(p.layout_data.empty());
+}
 
 TEST(OutlineKernels, ThreeDimensionalKernelsMarchSixteenPlanesUnlessTheirBodyIsBig) {
   auto small = chain3d(3, "0");
@@ -66,13 +111,13 @@ TEST(OutlineKernels, ThreeDimensionalKernelsMarchSixteenPlanesUnlessTheirBodyIsB
 
 TEST(OutlineKernels, MapsOverAnInteriorLeadWithIdleThreads) {
   auto from0 = chain3d(1, "0");
-  EXPECT_EQ(plan_of(*from0).lead, 0);
+  EXPECT_EQ(plan_of(*from0).layouts[0].lead, 0);
   auto from1 = chain3d(1, "1");
-  EXPECT_EQ(plan_of(*from1).lead, 1);
+  EXPECT_EQ(plan_of(*from1).layouts[0].lead, 1);
   auto from33 = chain3d(1, "33");
-  EXPECT_EQ(plan_of(*from33).lead, 1);  // warps start at 32, 64, ...
+  EXPECT_EQ(plan_of(*from33).layouts[0].lead, 1);  // warps start at 32, 64, ...
   auto from32 = chain3d(1, "32");
-  EXPECT_EQ(plan_of(*from32).lead, 0);
+  EXPECT_EQ(plan_of(*from32).layouts[0].lead, 0);
 }
 
 TEST(OutlineKernels, KernelsAreDependentLaunchesOnCudaFromSm90Only) {
