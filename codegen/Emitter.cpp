@@ -185,6 +185,22 @@ std::string Emitter::code_expr(const Ctx& c, const std::string& text, const std:
       scope.symbols[access] = c.data(name)->dtype;
       return make_symbol(access);
     };
+    // `A is None`, `A is not None` for an array A (DaCe's optional arguments, passed as null
+    // pointers): a null test of its pointer. Other values are never None (the translator knows).
+    if (x->kind == ExprKind::Compare &&
+        (x->op == static_cast<int>(CmpOp::Is) || x->op == static_cast<int>(CmpOp::IsNot))) {
+      auto none = [](const Expr& y) { return y->kind == ExprKind::Symbol && y->name == "None"; };
+      const Expr& other = none(x->args[0]) ? x->args[1] : x->args[0];
+      const DataDesc* d = other->kind == ExprKind::Symbol ? c.data(other->name) : nullptr;
+      bool pointer = d && d->kind != DataKind::Scalar &&
+                     !(c.access.count(other->name) && c.access.at(other->name) == Access::Value);
+      if (pointer && (none(x->args[0]) != none(x->args[1]))) {
+        std::string test =
+            fmt::format("({} {} nullptr)", ident(other->name), x->op == static_cast<int>(CmpOp::Is) ? "==" : "!=");
+        scope.symbols[test] = DType::Bool;
+        return make_symbol(test);
+      }
+    }
     if (x->kind == ExprKind::Subscript && c.data(x->name)) {
       std::vector<Expr> idx;
       for (auto& a : x->args) idx.push_back(rewrite(a));

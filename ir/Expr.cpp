@@ -177,6 +177,22 @@ struct Parser {
     skip_ws();
     static const std::pair<std::string_view, CmpOp> ops[] = {{"<=", CmpOp::Le}, {">=", CmpOp::Ge}, {"==", CmpOp::Eq},
                                                              {"!=", CmpOp::Ne}, {"<", CmpOp::Lt},  {">", CmpOp::Gt}};
+    // `is not` and `is` (keywords: a name may only start with them)
+    auto keyword = [&](std::string_view k, std::size_t at) {
+      return src.substr(at, k.size()) == k &&
+             !(at + k.size() < src.size() &&
+               (std::isalnum(static_cast<unsigned char>(src[at + k.size()])) || src[at + k.size()] == '_'));
+    };
+    if (keyword("is", pos)) {
+      std::size_t after = pos + 2;
+      while (after < src.size() && std::isspace(static_cast<unsigned char>(src[after]))) ++after;
+      if (keyword("not", after)) {
+        pos = after + 3;
+        return CmpOp::IsNot;
+      }
+      pos += 2;
+      return CmpOp::Is;
+    }
     for (auto& [t, op] : ops) {
       if (src.substr(pos, t.size()) == t && !(t.size() == 1 && src.substr(pos, 2) == "<<") &&
           !(t.size() == 1 && src.substr(pos, 2) == ">>")) {
@@ -419,6 +435,15 @@ struct Parser {
       } while (accept(","));
     }
     expect(")");
+    // decltype(name)(value): a cast to the type of `name` (DaCe's frontend writes numpy.arange's
+    // tasklet so); read as the call decltype(name, value), printed back as written.
+    if (name == "decltype" && n.args.size() == 1 && n.kwnames.empty() && n.args[0]->kind == ExprKind::Symbol &&
+        peek("(")) {
+      expect("(");
+      n.args.push_back(parse_ifexp());
+      expect(")");
+      return make_node(std::move(n));
+    }
     // symbol($N, dtype=dace.int64) is a typed symbol; sympy assumptions may follow
     // (`nonnegative=True`, `positive=True`, `algebraic=True`, ...). They are kept for the writer and
     // do not make another symbol: all spellings of one name are one symbol.
@@ -514,6 +539,10 @@ const char* cmpop_text(CmpOp op) {
       return "==";
     case CmpOp::Ne:
       return "!=";
+    case CmpOp::Is:
+      return "is";
+    case CmpOp::IsNot:
+      return "is not";
   }
   return "?";
 }
@@ -558,6 +587,7 @@ struct Printer {
       case ExprKind::Bool:
         return cpp ? (e.ival ? "true" : "false") : (e.ival ? "True" : "False");
       case ExprKind::Symbol:
+        if (e.name == "None") return cpp ? "nullptr" : "None";
         if (cpp || dialect == Dialect::Plain) return e.name;
         if (e.name == "?") return "$?";
         if ((e.dtype && *e.dtype != DType::Int32) || !e.kwnames.empty()) {
@@ -601,8 +631,11 @@ struct Printer {
         int rp = op == BinOp::Pow ? p : p + 1;
         return fmt::format("{} {} {}", wrap(e.args[0], lp), binop_text(op), wrap(e.args[1], rp));
       }
-      case ExprKind::Compare:
-        return fmt::format("{} {} {}", wrap(e.args[0], 6), cmpop_text(static_cast<CmpOp>(e.op)), wrap(e.args[1], 6));
+      case ExprKind::Compare: {
+        auto op = static_cast<CmpOp>(e.op);
+        if (cpp && (op == CmpOp::Is || op == CmpOp::IsNot)) op = op == CmpOp::Is ? CmpOp::Eq : CmpOp::Ne;
+        return fmt::format("{} {} {}", wrap(e.args[0], 6), cmpop_text(op), wrap(e.args[1], 6));
+      }
       case ExprKind::BoolOp: {
         bool is_and = e.op == static_cast<int>(BoolOpKind::And);
         const char* t = cpp ? (is_and ? " && " : " || ") : (is_and ? " and " : " or ");
@@ -618,6 +651,8 @@ struct Printer {
         if (cpp) return fmt::format("({} ? {} : {})", print(e.args[0]), print(e.args[1]), print(e.args[2]));
         return fmt::format("{} if {} else {}", wrap(e.args[1], 2), wrap(e.args[0], 2), wrap(e.args[2], 1));
       case ExprKind::Call: {
+        if (e.name == "decltype" && e.args.size() == 2)  // the same text in Python and C++
+          return fmt::format("decltype({})({})", print(e.args[0]), print(e.args[1]));
         std::string s = cpp ? cpp_function(e.name) + "(" : e.name + "(";
         for (std::size_t i = 0; i < e.args.size(); ++i) {
           if (i) s += ", ";
@@ -1112,6 +1147,9 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
           return *a == *b;
         case CmpOp::Ne:
           return *a != *b;
+        case CmpOp::Is:
+        case CmpOp::IsNot:
+          return std::nullopt;  // identity, not integer comparison
       }
       return std::nullopt;
     }
@@ -1162,7 +1200,7 @@ std::optional<std::int64_t> as_constant(const Expr& e) {
 
 void free_symbols(const Expr& e, std::set<std::string>& out) {
   if (e->kind == ExprKind::Symbol) {
-    if (e->name != "?") out.insert(e->name);
+    if (e->name != "?" && e->name != "None") out.insert(e->name);
     return;
   }
   std::size_t positional = e->args.size() - e->kwnames.size();

@@ -21,7 +21,9 @@ namespace sdfc {
 enum class ExprKind { Int, Float, Bool, Symbol, Unary, Binary, Compare, BoolOp, IfExp, Call, Subscript };
 enum class UnaryOp { Neg, Plus, Not, Invert };
 enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, LShift, RShift };
-enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
+/// Is / IsNot: Python's `is` and `is not`, kept for `x is None` (DaCe's optional arguments;
+/// `None` is read as the symbol "None", which is no free symbol).
+enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot };
 enum class BoolOpKind { And, Or };
 
 struct ExprNode;

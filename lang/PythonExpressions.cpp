@@ -57,8 +57,11 @@ Value Translator::expr(const Expr& ep, bool truth) {
     }
     case ExprKind::Binary:
       return binary(static_cast<BinOp>(e.op), expr(e.args[0]), expr(e.args[1]), *e.args[1]);
-    case ExprKind::Compare:
-      return compare(static_cast<CmpOp>(e.op), expr(e.args[0]), expr(e.args[1]));
+    case ExprKind::Compare: {
+      auto op = static_cast<CmpOp>(e.op);
+      if (op == CmpOp::Is || op == CmpOp::IsNot) return identity(op, e);
+      return compare(op, expr(e.args[0]), expr(e.args[1]));
+    }
     case ExprKind::BoolOp: {
       std::vector<Value> ops;
       for (const Expr& a : e.args) ops.push_back(expr(a, truth));
@@ -255,6 +258,21 @@ Value Translator::complex_binary(BinOp op, Value a, Value b) {
   }
 }
 
+/// `a is None`, `a is not None` (and None on the left): a value here (a connector, a symbol, a
+/// number) is never None, so the answer is known. The code generator turns such a comparison of
+/// a pointer argument (DaCe's optional arrays) into a null test before it gets here.
+Value Translator::identity(CmpOp op, const ExprNode& e) {
+  auto none = [](const Expr& x) { return x->kind == ExprKind::Symbol && x->name == "None"; };
+  const char* text = op == CmpOp::Is ? "is" : "is not";
+  if (!none(e.args[0]) && !none(e.args[1]))
+    fail(fmt::format("'{}' between two values in {} is not supported; only comparisons with None are (use == or !=)",
+                     text, where()));
+  bool same = none(e.args[0]) && none(e.args[1]);
+  for (const Expr& x : e.args)
+    if (!none(x)) expr(x);  // the other side must be a known name
+  return {(op == CmpOp::Is) == same ? "true" : "false", kPrimary, DType::Bool};
+}
+
 Value Translator::compare(CmpOp op, Value a, Value b) {
   static const char* const text[] = {"<", "<=", ">", ">=", "==", "!="};
   const char* t = text[static_cast<int>(op)];
@@ -344,6 +362,18 @@ Value Translator::call(const ExprNode& e) {
     return is_complex(z.type) ? Value{fmt::format("sdfc::rt::conj({})", z.text), kPrimary, z.type} : z;
   }
   if (auto v = complex_function(e, base)) return *v;
+  // decltype(name)(value) (parsed as decltype(name, value)): DaCe's frontend casts to a connector's
+  // type so in numpy.arange's tasklet.
+  if (module.empty() && base == "decltype" && e.args.size() == 2 && e.args[0]->kind == ExprKind::Symbol) {
+    const std::string& name = e.args[0]->name;
+    std::optional<DType> type;
+    if (auto it = temps_.find(name); it != temps_.end()) type = it->second.type;
+    for (const auto* names : {&scope_.inputs, &scope_.outputs, &scope_.symbols})
+      if (auto it = names->find(name); !type && it != names->end()) type = it->second;
+    if (!type)
+      fail(fmt::format("decltype({}) in {}: '{}' is not a connector, a symbol or a temporary", name, where(), name));
+    return cast_to(expr(e.args[1]), *type);
+  }
 
   const Function* fn = find_function(base);
   // math.pow is a float function in Python (math.pow(2, 3) == 8.0); pow and ** are not.

@@ -530,6 +530,7 @@ class Translator {
   Value complex_binary(BinOp op, Value a, Value b);
 
   Value compare(CmpOp op, Value a, Value b);
+  Value identity(CmpOp op, const ExprNode& e);
 
   // Python's `and`/`or` return an operand; on booleans, or for a truth value, that is C++'s &&/||.
   Value bool_op(bool is_and, std::vector<Value> ops, bool truth);

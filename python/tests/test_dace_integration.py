@@ -286,3 +286,43 @@ def test_ldexp_scales_by_powers_of_two():
     x = np.arange(16, dtype=np.float64) * 0.375 - 3.0
     k = np.arange(-8, 8, dtype=np.int32)
     np.testing.assert_array_equal(scaled(x, k), np.ldexp(x, k))
+
+
+def test_is_none_tests_optional_array_arguments():
+    """`A is None` / `A is not None` on array arguments (DaCe's optional arrays, passed as null
+    pointers) in interstate conditions: each branch taken as in Python (DaCe's
+    constant_and_keyword_args_test::test_none_arrays)."""
+
+    @dace.program
+    def pick(maybe_a: dace.float64[20], maybe_b: dace.float64[20]):
+        result = np.zeros([20], dtype=dace.float64)
+        if maybe_b is None:
+            if maybe_a is not None:
+                result[:] = maybe_a
+            else:
+                result[:] = 1
+        else:
+            result[:] = maybe_b
+        return result
+
+    sdfc.dace.enable()
+    a = np.arange(20, dtype=np.float64)
+    b = a * 2 + 1
+    np.testing.assert_array_equal(pick(a, b), b)
+    np.testing.assert_array_equal(pick(a, None), a)
+    np.testing.assert_array_equal(pick(None, None), np.ones(20))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_arange_casts_with_decltype(dtype):
+    """numpy.arange's tasklet casts with `decltype(__out)(0)` (DaCe's frontend): the values and the
+    dtype as NumPy's."""
+
+    @dace.program
+    def ramp(out: dace.float64[N] if dtype == np.float64 else dace.int32[N]):
+        out[:] = np.arange(N, dtype=dtype) * 3 + 1
+
+    sdfc.dace.enable()
+    out = np.zeros(11, dtype=dtype)
+    ramp(out)
+    np.testing.assert_array_equal(out, np.arange(11, dtype=dtype) * 3 + 1)

@@ -92,7 +92,7 @@ TEST(Expr, SymbolsWithAssumptions) {
 
 TEST(Expr, PrintedTextParsesBackToTheSameTree) {
   for (const char* s : {"-1 + $N", "2 + $L", "3*$L", "$N*$M - 2*$M", "int_floor($N, 2) + 1", "Max(0, -1 + $N)",
-                        "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2"}) {
+                        "($N + 1) // 2 % 3", "-(-1)", "1 - -1", "(-1) ** 2", "decltype($x)(0) + 1"}) {
     Expr a = parse_expr(s, Dialect::Typed);
     std::string p = print_expr(a, Dialect::Typed);
     Expr b = parse_expr(p, Dialect::Typed);

@@ -641,3 +641,12 @@ TEST(PythonTasklet, DaceRuntimeFunctionsCompute) {
   EXPECT_DOUBLE_EQ(sdfc::rt::rad2deg(sdfc::rt::deg2rad(30.0)), 30.0);
   EXPECT_EQ(sdfc::rt::truediv(1, 2), 0.5);
 }
+
+// DaCe's frontend writes numpy.arange's tasklet as `__out = (decltype(__out)(0) + (__i *
+// decltype(__out)(1)))`: a cast to the connector's type (DaCe's numpy/split tests).
+TEST(PythonTasklet, DecltypeCastsToTheConnectorsType) {
+  EXPECT_EQ(translate("k = (decltype(k)(0) + (i * decltype(k)(1)))"), "k = 0 + i * 1;\n");  // int literals
+  EXPECT_EQ(translate("o = decltype(o)(a)"), "o = static_cast<double>(a);\n");
+  EXPECT_EQ(translate("o = decltype(x)(a) / 2"), "o = static_cast<double>(a) / 2;\n");
+  EXPECT_NE(message_of("o = decltype(q)(1)").find("decltype(q)"), std::string::npos);
+}
