@@ -498,8 +498,18 @@ class Validator {
     std::set<std::string> params(m.params.begin(), m.params.end());
     std::map<std::string, Expr> lo, hi;
     for (std::size_t k = 0; k < m.params.size(); ++k) {
-      lo[m.params[k]] = m.range[k].start;
-      hi[m.params[k]] = m.range[k].end;
+      const RangeDim& r = m.range[k];
+      lo[m.params[k]] = r.start;
+      // The last point the parameter takes: the range's end only where the step reaches it
+      // (2:9:2 ends at 8; DaCe's slice A[2:10:2] is such a map).
+      auto step = as_constant(r.step);
+      hi[m.params[k]] =
+          step && *step == 1
+              ? r.end
+              : make_binary(
+                    BinOp::Add, r.start,
+                    make_binary(BinOp::Mul,
+                                make_binary(BinOp::FloorDiv, make_binary(BinOp::Sub, r.end, r.start), r.step), r.step));
     }
     for (std::size_t d = 0; d < in.subset->size(); ++d) {
       const RangeDim &i = (*in.subset)[d], &o = (*out.subset)[d];

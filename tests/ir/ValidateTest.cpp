@@ -393,6 +393,24 @@ TEST(Validate, ScopeEntriesFollowTheEdges) {
       << d.message;
 }
 
+/// A map with a step reaches its range's end only where the step lands on it: A[2:10:2] = 2 is the
+/// map 2:9:2 (points 2..8) under the outer memlet [2, 8] (DaCe's slice_test::test_literal_slice).
+TEST(Validate, StepsEndWhereTheyLand) {
+  SDFGBuilder b("slicer");
+  b.array("A", DType::Float64, {"20"});
+  b.state("s").mapped_tasklet("assign", {{"i", "2:9:2"}}, {}, "o = 2", {{"o", "A[i]"}});
+  auto sdfg = b.build();
+  Block& st = *sdfg->root.blocks[0];
+  for (auto& e : st.edges)
+    if (st.node(e.src).kind == NodeKind::MapExit) e.memlet.subset = parse_subset("2:9");  // [2, 8]
+  for (auto& d : validate(*sdfg)) ADD_FAILURE() << d.message;
+  for (auto& e : st.edges)
+    if (st.node(e.src).kind == NodeKind::MapExit) e.memlet.subset = parse_subset("2:8");  // [2, 7]: misses 8
+  auto diags = validate(*sdfg);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags[0].message.find("reaches [2, 8] in dimension 0"), std::string::npos) << diags[0].message;
+}
+
 /// An outer memlet that misses part of what the scope reads (a stencil's neighbour) is refused:
 /// the passes order GPU work by the outer memlets.
 TEST(Validate, OuterMemletsMustCoverTheScopesAccesses) {
