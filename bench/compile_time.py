@@ -19,6 +19,16 @@ No library is reused: files with the same contents are timed once.
 ``--cold N`` also times the first N programs with both caches empty (a fresh folder for each
 compile): the first compile of a session.
 
+With ``--target cuda`` the floor of a CUDA build is timed too: nvcc alone on a one-kernel ``.cu`` file
+(an elementwise kernel and an ``extern "C"`` host function that launches it), compiled with the nvcc
+flags sdfc's CUDA builds use (compiler/Compile.cpp and compiler/Build.cpp: ``-std=c++17 -O3
+-Xcompiler -fPIC -arch=sm_90 --extended-lambda -Xcompiler -fopenmp,-fvisibility=hidden,...``), linked
+into a shared library as sdfc links (the host compiler, ``-shared``, cudart, gold where it links) and
+loaded, 3 times in fresh folders: the median is printed as the "nvcc one-kernel baseline", with the
+ratio of sdfc's time on the smallest corpus program (the smallest SDFG file) to it. With a CMake that
+knows no C++20 flags for nvcc (3.25, for one), DaCe's CUDA builds get a CMake rules file that adds them
+(see bench/gpu_vs_dace.py).
+
 Programs: every ``*.sdfg`` under each ``--set`` folder, and from ``--corpus`` each program's
 ``program.sdfg`` (``program_gpu.sdfg`` with ``--target cuda``); a ``--set`` may be a ``.tar.gz`` of
 them. bench/data/gt4py_suite_sdfgs.tar.gz holds the 296 distinct SDFGs GT4Py's field-view suite
@@ -35,12 +45,14 @@ ratios. Exits non-zero only on bad arguments or when no program could be timed b
 
 import argparse
 import contextlib
+import ctypes
 import hashlib
 import json
 import os
 import pathlib
 import shutil
 import statistics
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -112,6 +124,14 @@ class Compilers:
 
         self.dace, self.sdfc_dace, self.target, self.work = dace, sdfc.dace, target, work
         self.count = 0
+        if target == "cuda":  # a CMake without C++20 flags for nvcc (3.25) gets them from a rules file
+            from gpu_vs_dace import cmake_cuda_rules
+
+            rules = cmake_cuda_rules(work / "cmake", dace.Config.get("compiler", "cpp_standard"))
+            if rules is not None:
+                extra = str(dace.Config.get("compiler", "extra_cmake_args") or "")
+                dace.Config.set("compiler", "extra_cmake_args",
+                                value=f"{extra} -DCMAKE_USER_MAKE_RULES_OVERRIDE_CUDA={rules}")
 
     def fresh_folder(self, tool):
         self.count += 1
@@ -212,6 +232,99 @@ def summarize(rows, key_a, key_b, title):
           f"sdfc slower on {summary['sdfc_slower_on']} of {len(both)}")
     return summary
 
+# nvcc alone on one kernel: the floor of any CUDA build (see the module's text).
+ONE_KERNEL = r"""#include <cuda_runtime.h>
+
+__global__ void axpy_kernel(int n, double a, const double* __restrict__ x, double* __restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+extern "C" __attribute__((visibility("default"))) int one_kernel_launch(int n, double a, const double* x, double* y,
+                                                                        cudaStream_t stream) {
+  axpy_kernel<<<(n + 255) / 256, 256, 0, stream>>>(n, a, x, y);
+  return (int)cudaGetLastError();
+}
+"""
+GPU_ARCH = "sm_90"  # sdfc's default architecture (ir/Options.cpp)
+
+
+def _cuda_compiler():
+    """nvcc as sdfc finds it: $SDFC_NVCC, PATH, /usr/local/cuda/bin."""
+    for candidate in (os.environ.get("SDFC_NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _cudart_flags(nvcc):
+    """-L/-rpath/-lcudart of the toolkit nvcc belongs to (compiler/Build.cpp: runtime_link_flags)."""
+    roots = [pathlib.Path(nvcc).parent.parent, pathlib.Path(os.path.realpath(nvcc)).parent.parent]
+    roots += [pathlib.Path(os.environ[v]) for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    roots.append(pathlib.Path("/usr/local/cuda"))
+    for root in roots:
+        for libdir in ("lib64", "lib", "targets/x86_64-linux/lib"):
+            if (root / libdir / "libcudart.so").exists():
+                return [f"-L{root / libdir}", f"-Wl,-rpath,{root / libdir}", "-lcudart"]
+    return ["-lcudart"]
+
+
+def nvcc_baseline(work, repeats=3):
+    """(median seconds, samples, commands) of building and loading the one-kernel library, or (None, error)."""
+    nvcc = _cuda_compiler()
+    cxx = os.environ.get("SDFC_CXX") or shutil.which("c++") or shutil.which("g++")
+    if nvcc is None or cxx is None:
+        return None, "no nvcc" if nvcc is None else "no host C++ compiler"
+    compile_cmd = [nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC", f"-arch={GPU_ARCH}", "--extended-lambda",
+                   "-Xcompiler", "-fopenmp,-fvisibility=hidden,-fvisibility-inlines-hidden,-fno-math-errno",
+                   "-c", "one_kernel.cu", "-o", "one_kernel.cu.o"]
+    link_cmd = [cxx, "-shared", "-std=c++17", "-O3", "-fPIC", "-fopenmp", "-fno-math-errno", "-fvisibility=hidden",
+                "-fvisibility-inlines-hidden", "one_kernel.cu.o", *_cudart_flags(nvcc)]
+    probe = work / "nvcc-baseline-probe"
+    probe.mkdir(parents=True)
+    (probe / "probe.cpp").write_text('extern "C" int sdfc_probe() { return 1; }\n')
+    gold = subprocess.run([cxx, "-shared", "-fPIC", "-fuse-ld=gold", "probe.cpp", "-o", "libprobe.so"], cwd=probe,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if gold:
+        link_cmd.append("-fuse-ld=gold")
+    link_cmd += ["-o", "libone_kernel.so"]
+    samples = []
+    for i in range(repeats):
+        folder = work / f"nvcc-baseline-{i}"
+        folder.mkdir(parents=True)
+        (folder / "one_kernel.cu").write_text(ONE_KERNEL)
+        start = time.perf_counter()
+        for command in (compile_cmd, link_cmd):
+            run = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if run.returncode != 0:
+                return None, f"{' '.join(command[:2])} ... failed: {run.stdout.strip()[:300]}"
+        library = ctypes.CDLL(str(folder / "libone_kernel.so"))
+        library.one_kernel_launch  # resolved: the library is loaded and exports the launch function
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples), {"samples": samples, "commands": [compile_cmd, link_cmd]}
+
+
+def report_baseline(work, rows, sizes):
+    """Prints the nvcc one-kernel baseline and the ratio of the smallest corpus program's sdfc time to it."""
+    median, detail = nvcc_baseline(work)
+    if median is None:
+        print(f"\nnvcc one-kernel baseline: not measured ({detail})")
+        return {"error": detail}
+    result = {"seconds": median, **detail}
+    print(f"\nnvcc one-kernel baseline: {median:.3f} s (median of {len(detail['samples'])}: nvcc -c with sdfc's "
+          f"flags, link, load)")
+    timed = [r for r in rows if r["sdfc"] is not None]
+    corpus = [r for r in timed if r["program"].startswith("corpus/")] or timed
+    if corpus:
+        smallest = min(corpus, key=lambda r: sizes[r["program"]])
+        result.update(smallest_program=smallest["program"], smallest_program_sdfc_s=smallest["sdfc"],
+                      ratio=smallest["sdfc"] / median)
+        print(f"  smallest {'corpus ' if corpus is not timed else ''}program {smallest['program']} "
+              f"({sizes[smallest['program']]} bytes): sdfc {smallest['sdfc']:.3f} s = {result['ratio']:.2f}x the "
+              "baseline")
+    return result
+
+
 
 def fmt(seconds):
     return f"{seconds:8.3f}" if seconds is not None else "       -"
@@ -270,6 +383,9 @@ def main():
         summaries = {"warm": summarize(rows, "dace", "sdfc", "warm caches (a session's later compiles)")}
         if cold_rows:
             summaries["cold"] = summarize(cold_rows, "dace", "sdfc", "cold caches (a session's first compile)")
+        if args.target == "cuda":
+            sizes = {label: path.stat().st_size for label, path in chosen}
+            summaries["nvcc_one_kernel_baseline"] = report_baseline(work, rows, sizes)
         if args.no_dace:
             times = [r["sdfc"] for r in rows if r["sdfc"] is not None]
             if times:

@@ -5,6 +5,7 @@
 #                                        (default: all)
 #
 #   build      configure and build sdfc without the Clang-based parts, with the GPU tests and benchmark
+#              (SDFC_GPU_BUILD_TARGETS="sdfc_exe sdfc_e2e_tests bench_gpu": only those)
 #   tests      every GPU end-to-end test: each corpus GPU program in every memory mode and with several
 #              streams, the seed reproducer (pageable and pinned), the workspace checks (8 shards at once)
 #   streams    the caller's-stream tests (tests/gpu), plainly and with a 200 us spin before each launch,
@@ -22,6 +23,14 @@
 #              (run_dace_gpu) with sdfc as DaCe's compiler; needs .gpu-py (scripts/gpu-py-bundle.sh,
 #              carried); not in the default list. GT4PY_SUITE_SDFC_OPTIONS (a JSON object, e.g.
 #              {"gpu_streams": 4}) runs the suite with those sdfc options
+#   dace       DaCe's own compiler against sdfc on the corpus (bench/gpu_vs_dace.py): every case as one GPU
+#              SDFG with device arguments, compiled by both (8 at once), checked against each other and timed
+#              per call at the large size (largest argument about 2**24 elements) and the corpus's small size
+#              (one run, so that each program is compiled once), with the roofline fractions; then the
+#              compile times of the corpus's GPU programs (bench/compile_time.py --target cuda --cold 1, with
+#              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
+#   layouts    the kernel-layout GPU test (GT4Py's Laplacian in four orders), the GT4Py corpus programs' GPU
+#              tests, and bench/experiments/elementwise_1d.cu (points per thread of 1D kernels)
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -78,9 +87,21 @@ phase_build() {
     -DSDFC_FUZZ=OFF -DSDFC_BUILD_BENCH=ON -DSDFC_GPU_BENCH=ON -DSDFC_GPU_TESTS=ON \
     -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > "$logs/configure.log" 2>&1 ||
     { say "configure FAILED"; tail -30 "$logs/configure.log" | tee -a "$summary"; return 1; }
-  timeout 400 cmake --build build-gpu -j "$jobs" > "$logs/build.log" 2>&1 ||
+  # SDFC_GPU_BUILD_TARGETS (e.g. "sdfc_exe sdfc_e2e_tests bench_gpu") builds only those
+  local targets=()
+  for t in ${SDFC_GPU_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+  timeout 400 cmake --build build-gpu -j "$jobs" "${targets[@]}" > "$logs/build.log" 2>&1 ||
     { say "build FAILED"; grep -E "error" "$logs/build.log" | head -30 | tee -a "$summary"; return 1; }
   say "build ok"
+}
+
+phase_layouts() {
+  # Kernel layouts chosen by the strides at the call (GT4Py's Laplacian in C, GT4Py, Fortran and
+  # padded orders), the GT4Py corpus programs in every mode, and the 1D elementwise experiment.
+  sharded layouts 'GpuLayouts.*:Corpus/GpuCorpus.ReproducesDaCeOnTheGpu/*:Corpus/GpuCorpus.*/gt4py*' 8 300
+  nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/elementwise_1d.cu -o "$bin/elementwise_1d" > "$logs/ew.log" 2>&1 &&
+    timeout 120 "$bin/elementwise_1d" >> "$logs/ew.log" 2>&1
+  say "experiment elementwise_1d: rc=$?"; tail -30 "$logs/ew.log" | tee -a "$summary"
 }
 
 phase_tests() {
@@ -182,6 +203,24 @@ phase_gt4py() {
     GT4PY_SUITE_JOBS=${GT4PY_SUITE_JOBS:-8} GT4PY_SUITE_MIN_PASSED=0 GT4PY_SUITE_TIMEOUT=${GT4PY_SUITE_TIMEOUT:-330} \
     bash scripts/gt4py-suite.sh --max-worker-restart=200 > "$logs/gt4py_suite.log" 2>&1
   say "GT4Py suite (run_dace_gpu) through sdfc, options ${GT4PY_SUITE_SDFC_OPTIONS:-(defaults)}: rc=$?"; grep -E "^sdfc is DaCe|^gt4py-suite|^FAILED|^ERROR" "$logs/gt4py_suite.log" | head -40 | tee -a "$summary"
+}
+
+phase_dace() {
+  if [[ ! -f .gpu-py/env.sh ]]; then
+    say "dace: no .gpu-py (make it with scripts/gpu-py-bundle.sh and carry it): skipped"
+    return 0
+  fi
+  (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 330 \
+    python3 bench/gpu_vs_dace.py --corpus "$SDFC_CORPUS" --size large,small --jobs 8 --timeout 60 \
+    --json "$logs/gpu_vs_dace.json") > "$logs/gpu_vs_dace.log" 2>&1
+  say "DaCe against sdfc on the GPU (bench/gpu_vs_dace.py --size large,small): rc=$?"
+  sed -n '/^device-to-device\|^program /,$p' "$logs/gpu_vs_dace.log" | tail -90 | tee -a "$summary"
+  grep -E "^  ran .*(FAILED|MISMATCH)" "$logs/gpu_vs_dace.log" | head -20 | tee -a "$summary"
+  (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 200 \
+    python3 bench/compile_time.py --target cuda --corpus "$SDFC_CORPUS" --cold 1 \
+    --json "$logs/compile_time_cuda.json") > "$logs/compile_time_cuda.log" 2>&1
+  say "compile times, CUDA (bench/compile_time.py --target cuda --cold 1): rc=$?"
+  tail -16 "$logs/compile_time_cuda.log" | tee -a "$summary"
 }
 
 phases=("$@")
