@@ -361,6 +361,7 @@ void Translator::statement(const Statement& s) {
     fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                      hint->empty() ? kAssignmentsOnly : *hint));
   auto assignment = find_assignment(s.begin, s.end);
+  if (!assignment && output_call(s)) return;
   if (!assignment)
     fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                      kAssignmentsOnly));
@@ -380,6 +381,50 @@ void Translator::statement(const Statement& s) {
   Expr target = parse(s.begin, assignment->begin);
   Expr value = parse(assignment->end, s.end);
   assign(target, assignment->op, value);
+}
+
+/// DaCe's ufunc tasklets that write two outputs through a call: `py_divmod(n, d, q, r)` (numpy's
+/// divmod: q = n // d, r = n % d, as Python computes them), `np_modf(a, i, f)` (numpy's modf: the
+/// integral and fractional parts; of an integer, the integer as a float and 0) and
+/// `np_frexp(a, m, e)` (numpy's frexp: a = m * 2**e, 0.5 <= |m| < 1). False when `s` is no such
+/// call; an error when it is one with other arguments than inputs and two output connectors.
+bool Translator::output_call(const Statement& s) {
+  Expr call = parse(s.begin, s.end);
+  const ExprNode& c = *call;
+  static const std::map<std::string, std::size_t> arity = {{"py_divmod", 4}, {"np_modf", 3}, {"np_frexp", 3}};
+  auto it = c.kind == ExprKind::Call ? arity.find(c.name) : arity.end();
+  if (it == arity.end()) return false;
+  std::size_t n = c.args.size();
+  bool ok = n == it->second && c.kwnames.empty();
+  for (std::size_t k = n >= 2 ? n - 2 : 0; ok && k < n; ++k)
+    ok = c.args[k]->kind == ExprKind::Symbol && scope_.outputs.count(c.args[k]->name);
+  if (!ok)
+    fail(fmt::format("tasklet line {}: '{}' takes {} arguments, the last two output connectors it writes", line_,
+                     display(s.begin, s.end), it->second));
+  const Expr& out1 = c.args[n - 2];
+  const Expr& out2 = c.args[n - 1];
+  if (c.name == "py_divmod") {
+    assign(out1, std::nullopt, make_binary(BinOp::FloorDiv, c.args[0], c.args[1]));
+    assign(out2, std::nullopt, make_binary(BinOp::Mod, c.args[0], c.args[1]));
+    return true;
+  }
+  Value a = expr(c.args[0]);
+  require_real(a, c.name);
+  Value first = name_value(*out1), second = name_value(*out2);
+  if (c.name == "np_modf" && is_int_like(a.type)) {
+    out_ += fmt::format("{} = static_cast<double>({});\n{} = 0.0;\n", first.text, a.text, second.text);
+    return true;
+  }
+  DType t = a.type == DType::Float32 ? DType::Float32 : DType::Float64;
+  a = cast_to(a, t);
+  std::string scratch = fresh_name(c.name == "np_modf" ? "__integral" : "__exponent", true);
+  if (c.name == "np_modf")
+    out_ += fmt::format("{{\n  {0} {1};\n  {2} = std::modf({3}, &{1});\n  {4} = {1};\n}}\n", dtype_ctype(t), scratch,
+                        second.text, a.text, first.text);
+  else
+    out_ += fmt::format("{{\n  int {0};\n  {1} = std::frexp({2}, &{0});\n  {3} = {0};\n}}\n", scratch, first.text,
+                        a.text, second.text);
+  return true;
 }
 
 std::optional<Assignment> Translator::find_assignment(std::size_t begin, std::size_t end) const {

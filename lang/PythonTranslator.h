@@ -494,6 +494,7 @@ class Translator {
   // ---- statements --------------------------------------------------------------------------
 
   void statement(const Statement& s);
+  bool output_call(const Statement& s);
 
   std::optional<Assignment> find_assignment(std::size_t begin, std::size_t end) const;
 

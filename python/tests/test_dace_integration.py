@@ -326,3 +326,39 @@ def test_arange_casts_with_decltype(dtype):
     out = np.zeros(11, dtype=dtype)
     ramp(out)
     np.testing.assert_array_equal(out, np.arange(11, dtype=dtype) * 3 + 1)
+
+
+def test_numpys_two_output_ufuncs():
+    """numpy's divmod, modf and frexp (DaCe's py_divmod, np_modf, np_frexp tasklets, which write
+    two outputs through a call) give NumPy's values: signs of divmod as Python's, modf of negative
+    numbers and of integers, frexp's mantissa and exponent."""
+
+    @dace.program
+    def two_outputs(x: dace.float64[N], a: dace.int64[N], b: dace.int64[N], q: dace.int64[N], r: dace.int64[N],
+                    i: dace.float64[N], f: dace.float64[N], m: dace.float64[N], e: dace.int32[N],
+                    ia: dace.float64[N], fa: dace.float64[N]):
+        q[:], r[:] = np.divmod(a, b)
+        i[:], f[:] = np.modf(x)
+        m[:], e[:] = np.frexp(x)
+        ia[:], fa[:] = np.modf(a)
+
+    sdfc.dace.enable()
+    n = 12
+    x = np.linspace(-7.5, 9.25, n).copy()
+    a = (np.arange(-6, 6, dtype=np.int64) * 7).copy()
+    b = np.array([3, -3, 5, -5, 4, -4, 7, -7, 2, -2, 9, -9], dtype=np.int64)
+    out = {k: np.zeros(n, dtype=np.int64) for k in ("q", "r")}
+    out.update({k: np.zeros(n) for k in ("i", "f", "m", "ia", "fa")})
+    out["e"] = np.zeros(n, dtype=np.int32)
+    two_outputs(x=x, a=a, b=b, **out)
+    q, r = np.divmod(a, b)
+    np.testing.assert_array_equal(out["q"], q)
+    np.testing.assert_array_equal(out["r"], r)
+    fi, ii = np.modf(x)
+    np.testing.assert_array_equal(out["i"], ii)
+    np.testing.assert_array_equal(out["f"], fi)
+    mm, ee = np.frexp(x)
+    np.testing.assert_array_equal(out["m"], mm)
+    np.testing.assert_array_equal(out["e"], ee)
+    np.testing.assert_array_equal(out["ia"], a.astype(np.float64))
+    np.testing.assert_array_equal(out["fa"], np.zeros(n))

@@ -650,3 +650,17 @@ TEST(PythonTasklet, DecltypeCastsToTheConnectorsType) {
   EXPECT_EQ(translate("o = decltype(x)(a) / 2"), "o = static_cast<double>(a) / 2;\n");
   EXPECT_NE(message_of("o = decltype(q)(1)").find("decltype(q)"), std::string::npos);
 }
+
+// DaCe's ufunc tasklets that write two outputs through a call (numpy's divmod, modf, frexp).
+TEST(PythonTasklet, TwoOutputCallsOfNumpysUfuncs) {
+  auto s = scope({{"x", kF64}, {"f", kF32}, {"a", kI32}, {"b", kI32}},
+                 {{"q", kI32}, {"r", kI32}, {"i", kF64}, {"fr", kF64}, {"m", kF64}, {"e", kI32}});
+  EXPECT_EQ(translate("py_divmod(a, b, q, r)", s), "q = sdfc::rt::floordiv(a, b);\nr = sdfc::rt::floormod(a, b);\n");
+  EXPECT_EQ(translate("np_modf(x, i, fr)", s),
+            "{\n  double __integral;\n  fr = std::modf(x, &__integral);\n  i = __integral;\n}\n");
+  EXPECT_EQ(translate("np_modf(a, i, fr)", s), "i = static_cast<double>(a);\nfr = 0.0;\n");
+  EXPECT_EQ(translate("np_frexp(x, m, e)", s),
+            "{\n  int __exponent;\n  m = std::frexp(x, &__exponent);\n  e = __exponent;\n}\n");
+  EXPECT_NE(message_of("np_frexp(x, m)", s).find("takes 3 arguments"), std::string::npos);
+  EXPECT_NE(message_of("np_frexp(x, m, a)", s).find("output connectors"), std::string::npos);
+}
