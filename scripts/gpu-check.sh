@@ -217,7 +217,7 @@ phase_dace() {
   sed -n '/^device-to-device\|^program /,$p' "$logs/gpu_vs_dace.log" | tail -90 | tee -a "$summary"
   grep -E "^  ran .*(FAILED|MISMATCH)" "$logs/gpu_vs_dace.log" | head -20 | tee -a "$summary"
   (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 200 \
-    python3 bench/compile_time.py --target cuda --corpus "$SDFC_CORPUS" --cold 1 \
+    python3 bench/compile_time.py --target cuda --corpus "$SDFC_CORPUS" --cold 1 --limit "${SDFC_DACE_COMPILE_LIMIT:-0}" \
     --json "$logs/compile_time_cuda.json") > "$logs/compile_time_cuda.log" 2>&1
   say "compile times, CUDA (bench/compile_time.py --target cuda --cold 1): rc=$?"
   tail -16 "$logs/compile_time_cuda.log" | tee -a "$summary"
