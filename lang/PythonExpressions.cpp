@@ -426,8 +426,8 @@ Value Translator::call(const ExprNode& e) {
 /// one of them or has no complex argument.
 std::optional<Value> Translator::complex_function(const ExprNode& e, std::string_view base) {
   static const std::set<std::string_view> parts = {"real", "imag", "conj", "conjugate", "angle"};
-  static const std::set<std::string_view> complex_valued = {"exp", "log",  "sqrt", "sin", "cos",
-                                                            "tan", "sinh", "cosh", "tanh"};
+  static const std::set<std::string_view> complex_valued = {"exp", "log", "log10", "log2", "reciprocal", "sqrt",
+                                                            "sin", "cos", "tan",   "sinh", "cosh",       "tanh"};
   bool part = parts.count(base) > 0;
   if (!part && !complex_valued.count(base) && base != "abs" && base != "absolute") return std::nullopt;
   if (e.args.size() != 1) return std::nullopt;

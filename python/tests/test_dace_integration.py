@@ -362,3 +362,20 @@ def test_numpys_two_output_ufuncs():
     np.testing.assert_array_equal(out["e"], ee)
     np.testing.assert_array_equal(out["ia"], a.astype(np.float64))
     np.testing.assert_array_equal(out["fa"], np.zeros(n))
+
+
+def test_complex_logarithms_and_reciprocal():
+    """NumPy's log10, log2 and reciprocal of complex64 data (DaCe's ufunc tests) through sdfc."""
+
+    @dace.program
+    def logs(z: dace.complex64[N], a: dace.complex64[N], b: dace.complex64[N], c: dace.complex64[N]):
+        a[:] = np.log10(z)
+        b[:] = np.log2(z)
+        c[:] = np.reciprocal(z)
+
+    sdfc.dace.enable()
+    z = (np.linspace(-3, 4, 9) + 1j * np.linspace(2, -1, 9)).astype(np.complex64)
+    out = [np.zeros(9, dtype=np.complex64) for _ in range(3)]
+    logs(z, *out)
+    for got, want in zip(out, (np.log10(z), np.log2(z), np.reciprocal(z))):
+        np.testing.assert_allclose(got, want, rtol=1e-5)

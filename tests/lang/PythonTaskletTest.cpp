@@ -664,3 +664,11 @@ TEST(PythonTasklet, TwoOutputCallsOfNumpysUfuncs) {
   EXPECT_NE(message_of("np_frexp(x, m)", s).find("takes 3 arguments"), std::string::npos);
   EXPECT_NE(message_of("np_frexp(x, m, a)", s).find("output connectors"), std::string::npos);
 }
+
+// NumPy's log10, log2 and reciprocal of complex numbers (DaCe's ufunc tests with complex64).
+TEST(PythonTasklet, ComplexLogarithmsAndReciprocal) {
+  auto s = scope({{"c", DType::Complex64}, {"x", kF64}}, {{"o", DType::Complex64}, {"r", kF64}});
+  EXPECT_EQ(translate("o = log10(c) + log2(c)", s), "o = sdfc::rt::log10(c) + sdfc::rt::log2(c);\n");
+  EXPECT_EQ(translate("o = reciprocal(c)", s), "o = sdfc::rt::reciprocal(c);\n");
+  EXPECT_EQ(translate("r = log10(x)", s), "r = std::log10(x);\n");  // real arguments: the C++ functions
+}

@@ -137,6 +137,22 @@ template <typename T>
 SDFC_CHD_NC complex<T> log(const complex<T>& z) {
   return {std::log(abs(z)), arg(z)};
 }
+/// NumPy's log10 and log2 of a complex number: log(z) / log(10), log(z) / log(2).
+template <typename T>
+SDFC_CHD_NC complex<T> log10(const complex<T>& z) {
+  const T k = T(0.43429448190325182765);  // 1 / log(10)
+  return {std::log(abs(z)) * k, arg(z) * k};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> log2(const complex<T>& z) {
+  const T k = T(1.44269504088896340736);  // 1 / log(2)
+  return {std::log(abs(z)) * k, arg(z) * k};
+}
+/// NumPy's reciprocal of a complex number: 1 / z.
+template <typename T>
+SDFC_CHD_NC complex<T> reciprocal(const complex<T>& z) {
+  return complex<T>(T(1), T(0)) / z;
+}
 template <typename T>
 SDFC_CHD_NC complex<T> sqrt(const complex<T>& z) {
   // The principal root, stable for either sign of the real part (Kahan).
