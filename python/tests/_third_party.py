@@ -37,3 +37,14 @@ def import_third_party(module, what):
         return importlib.import_module(module)
     except ImportError as e:
         pytest.skip(f"cannot import {module} from {THIRD_PARTY} ({e}): {what} skipped", allow_module_level=True)
+
+
+def bench_environment(compiler, tmp_path):
+    """The environment a benchmark script (bench/*.py) runs DaCe and sdfc in from a test: this sdfc,
+    the third-party packages on PYTHONPATH, DaCe's builds under tmp_path."""
+    env = dict(os.environ, SDFC=str(compiler), TMPDIR=str(tmp_path))
+    path = [str(THIRD_PARTY / p) for p in ("dace", "gt4py/src", "pydeps")]
+    env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")])
+    env.setdefault("DACE_compiler_cpu_executable", "g++")
+    env["DACE_default_build_folder"] = str(tmp_path / "dacecache")
+    return env

@@ -3,13 +3,12 @@ set, times both compilers on the same program and reports the ratios. Timings th
 asserted (a benchmark, not a test); that both compilers produced a loaded library is."""
 
 import json
-import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
-from _third_party import THIRD_PARTY, import_third_party
+from _third_party import bench_environment, import_third_party
 
 import_third_party("dace", "the compile-time benchmark's test")
 
@@ -19,11 +18,7 @@ SETS = REPO / "bench" / "data" / "gt4py_suite_sdfgs.tar.gz"
 
 def test_both_compilers_time_the_same_programs(compiler, tmp_path):
     results = tmp_path / "times.json"
-    env = dict(os.environ, SDFC=str(compiler), TMPDIR=str(tmp_path))
-    path = [str(THIRD_PARTY / p) for p in ("dace", "gt4py/src", "pydeps")]
-    env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")])
-    env.setdefault("DACE_compiler_cpu_executable", "g++")
-    env["DACE_default_build_folder"] = str(tmp_path / "dacecache")
+    env = bench_environment(compiler, tmp_path)
     run = subprocess.run(
         [sys.executable, str(REPO / "bench" / "compile_time.py"), "--set", str(SETS), "--limit", "2", "--cold", "1",
          "--json", str(results)],

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from _third_party import THIRD_PARTY, import_third_party
+from _third_party import bench_environment, import_third_party
 
 dace = import_third_party("dace", "the GPU benchmark's tests")
 
@@ -169,11 +169,7 @@ def test_no_run_compiles_one_case_with_both(compiler, corpus, tmp_path):
     if _nvcc() is None:
         pytest.skip("no nvcc: the CUDA builds are not possible here")
     results = tmp_path / "report.json"
-    env = dict(os.environ, SDFC=str(compiler), TMPDIR=str(tmp_path))
-    path = [str(THIRD_PARTY / p) for p in ("dace", "gt4py/src", "pydeps")]
-    env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")])
-    env.setdefault("DACE_compiler_cpu_executable", "g++")
-    env["DACE_default_build_folder"] = str(tmp_path / "dacecache")
+    env = bench_environment(compiler, tmp_path)
     run = subprocess.run(
         [sys.executable, str(SCRIPT), "--corpus", str(corpus), "--only", "smooth1d_s", "--size", "large,small",
          "--no-run", "--no-warm-up", "--json", str(results)],
