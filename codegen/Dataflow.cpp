@@ -265,6 +265,8 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     const Range& r = *e->memlet.subset;
     if (input_bound_by_value(e->memlet, r))
       ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
+    else if (input_bound_by_reference(e->memlet, r))
+      ins.push_back({"const " + ctype(t) + "&", in.name, element(c, e->memlet.data, starts(r), np)});
     else
       ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
   }

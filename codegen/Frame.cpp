@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "codegen/CheckedSize.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
@@ -221,6 +223,44 @@ std::string FramePrinter::info_json() const {
   j["init_symbols"] = sig.init_symbols;
   j["external_storages"] = storages;
   return j.dump();
+}
+
+namespace {
+/// One element of a constant as a C++ literal of type `t` (the reader admits numbers and
+/// booleans, and real, integer and boolean types only).
+std::string constant_literal(const Json& v, DType t) {
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())
+    return fmt::format("{}ULL", v.get<std::uint64_t>());
+  if (v.is_number_integer()) {
+    auto i = v.get<std::int64_t>();
+    if (i == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1)";
+    bool small = i >= std::numeric_limits<std::int32_t>::min() && i <= std::numeric_limits<std::int32_t>::max();
+    return fmt::format(small ? "{}" : "{}LL", i);
+  }
+  double x = v.get<double>();
+  if (t == DType::Float32 || t == DType::Float64)
+    return fmt::format("{}", x).find_first_of(".en") == std::string::npos ? fmt::format("{}.0", x)
+                                                                          : fmt::format("{}", x);
+  return fmt::format("{}", x);  // a real value for an integer or boolean constant: C++ converts it
+}
+}  // namespace
+
+/// Fills constant `n` (allocated just before) with its elements, in C order.
+void FramePrinter::constant_fill(const std::string& n, const DataDesc& d, CodeWriter& w) const {
+  std::vector<std::string> elements;
+  for (auto& v : d.constant) elements.push_back(constant_literal(v, d.dtype));
+  w.line(fmt::format("// constant {} (constants_prop): {} elements", n, elements.size()));
+  w.line(fmt::format("static const {} __sdfc_constant_{}[] = {{{}}};", ctype(d.dtype), ident(n),
+                     fmt::join(elements, ", ")));
+  if (gpu_ && is_gpu_storage(d.storage))
+    w.line(
+        fmt::format("if (sdfc::gpu::gpuMemcpy(__state->__0_{0}, __sdfc_constant_{0}, sizeof __sdfc_constant_{0}, "
+                    "sdfc::gpu::kMemcpyHostToDevice) != sdfc::gpu::kSuccess) throw sdfc::rt::SizeError(\"cannot "
+                    "copy constant {1} to the GPU\");",
+                    ident(n), n));
+  else
+    w.line(fmt::format("std::memcpy(__state->__0_{0}, __sdfc_constant_{0}, sizeof __sdfc_constant_{0});", ident(n)));
 }
 
 std::string FramePrinter::persistent_free(const std::string& name, const DataDesc& d) const {
@@ -500,6 +540,8 @@ void FramePrinter::init_function(CodeWriter& w) {
     w.line("return nullptr;");
     w.close();
   }
+  for (auto& [n, d] : persistent)
+    if (!d->constant.is_null()) constant_fill(n, *d, w);
   w.close();
   w.open("catch (const sdfc::rt::SizeError& e)");
   for (auto& [n, d] : persistent) w.line(persistent_free(n, *d));

@@ -62,6 +62,7 @@ class FramePrinter {
   std::string c_header() const;
   std::string info_json() const;
   std::string persistent_free(const std::string& name, const DataDesc& d) const;
+  void constant_fill(const std::string& name, const DataDesc& d, CodeWriter& w) const;
   std::string state_type() const { return name_ + "_state_t"; }
 };
 

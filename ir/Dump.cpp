@@ -116,6 +116,7 @@ class Dumper {
       if (!zero) s += " offset [" + join(d.offset) + "]";
     }
     s += fmt::format(" storage={} lifetime={}", to_string(d.storage), to_string(d.lifetime));
+    if (!d.constant.is_null()) s += fmt::format(" constant({} elements)", d.constant.size());
     if (d.pool) s += " pool";
     if (d.place == DataDesc::Place::State && d.place_state)
       s += fmt::format(" allocated-in-state \"{}\"", d.place_state->label);

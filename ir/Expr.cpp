@@ -282,7 +282,24 @@ struct Parser {
   Expr parse_unary() {
     DepthGuard g(*this);
     skip_ws();
-    if (accept("-")) return make_unary(UnaryOp::Neg, parse_unary());
+    if (accept("-")) {
+      // -9223372036854775808: the smallest int64, whose magnitude alone does not fit in 64 bits
+      // (unless a power follows: -2**63 is -(2**63)).
+      skip_ws();
+      static constexpr std::string_view kMin = "9223372036854775808";
+      std::size_t after = pos + kMin.size();
+      if (src.compare(pos, kMin.size(), kMin) == 0 &&
+          (after == src.size() ||
+           !(std::isalnum(static_cast<unsigned char>(src[after])) || src[after] == '_' || src[after] == '.'))) {
+        std::size_t next = after;
+        while (next < src.size() && src[next] == ' ') ++next;
+        if (src.compare(next, 2, "**") != 0) {
+          pos = after;
+          return make_int(std::numeric_limits<std::int64_t>::min());
+        }
+      }
+      return make_unary(UnaryOp::Neg, parse_unary());
+    }
     if (accept("+")) return make_unary(UnaryOp::Plus, parse_unary());
     if (accept("~")) return make_unary(UnaryOp::Invert, parse_unary());
     return parse_power();
@@ -578,6 +595,7 @@ struct Printer {
     switch (e.kind) {
       case ExprKind::Int: {
         std::string s = std::to_string(e.ival);
+        if (cpp && e.ival == INT64_MIN) return "(-9223372036854775807LL - 1)";
         if (cpp) return e.ival > INT32_MAX || e.ival < INT32_MIN ? s + "LL" : s;
         if (dialect == Dialect::Typed && e.dtype) s += int_suffix(*e.dtype);
         return s;

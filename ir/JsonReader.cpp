@@ -342,15 +342,73 @@ class Reader {
     frame_code("global_code", sdfg->global_code, sdfg->target_global_code);
     frame_code("init_code", sdfg->init_code, sdfg->target_init_code);
     frame_code("exit_code", sdfg->exit_code, sdfg->target_exit_code);
-    if (auto c = attrs.find("constants_prop"); c != attrs.end() && !c->is_null() && !(c->is_object() && c->empty()))
-      fail(at(ap, "constants_prop"), "unsupported SDFG constants (constants_prop); inline them as symbols or literals");
-    sdfg->extra = rest(
-        attrs, {"name", "_arrays", "symbols", "arg_names", "global_code", "init_code", "exit_code", "constants_prop"});
+    if (auto c = attrs.find("constants_prop"); c != attrs.end() && !c->is_null())
+      constants(*c, at(ap, "constants_prop"), *sdfg);
+    // constants_prop stays in `extra` as read, for the writer: the values live on the descriptors.
+    sdfg->extra = rest(attrs, {"name", "_arrays", "symbols", "arg_names", "global_code", "init_code", "exit_code"});
     if (auto v = j.find("dace_version"); v != j.end() && v->is_string()) sdfg->dace_version = v->get<std::string>();
     sdfg->top_extra = rest(j, {"type", "attributes", "nodes", "edges", "collapsed", "label", "id", "cfg_list_id",
                                "start_block", "dace_version", "start_state", "sdfg_list_id"});
     read_region_body(j, ptr, sdfg->root, depth);
     return sdfg;
+  }
+
+  /// The SDFG's `constants_prop` ({name: [descriptor, value]}, as DaCe writes it): each names a
+  /// transient of the SDFG, whose elements it gives (a NumPy array `{"type": "ndarray", "data":
+  /// nested lists}` or, for a scalar, a number).
+  void constants(const Json& c, const std::string& ptr, SDFG& sdfg) const {
+    object(c, ptr, "the SDFG's constants");
+    for (auto it = c.begin(); it != c.end(); ++it) {
+      std::string p = at(ptr, it.key());
+      DataDesc* d = sdfg.find_data(it.key());
+      if (!d || !d->transient)
+        fail(p, fmt::format("unsupported SDFG constant \"{}\": sdfc supports constants that give the contents of "
+                            "one of the SDFG's transients; pass a value like this one as a symbol or an argument",
+                            it.key()));
+      array(it.value(), p, "a constant ([descriptor, value])");
+      if (it.value().size() != 2) fail(p, "a constant must be a pair [descriptor, value]");
+      std::string vp = at(p, 1);
+      const Json& v = it.value()[1];
+      const Json& data = v.is_object() && v.value("type", "") == "ndarray" && v.contains("data") ? v["data"] : v;
+      std::string dp = &data == &v ? vp : at(vp, "data");
+      if (d->dtype == DType::Float16 || d->dtype == DType::Complex64 || d->dtype == DType::Complex128)
+        fail(dp, fmt::format("unsupported constant \"{}\" of type {}: sdfc's constants are of integer, boolean or "
+                             "real types",
+                             it.key(), to_string(d->dtype)));
+      std::vector<std::int64_t> shape;
+      for (std::size_t k = 0; k < d->shape.size(); ++k) {
+        auto n = as_constant(d->shape[k]);
+        if (!n) fail(p, fmt::format("constant \"{}\" has a symbolic shape; constants need constant shapes", it.key()));
+        shape.push_back(*n);
+      }
+      if (d->kind == DataKind::Scalar) shape.clear();
+      // C order: the stride of each dimension is the product of the later extents.
+      std::int64_t stride = 1;
+      for (std::size_t k = shape.size(); k-- > 0;) {
+        if (shape[k] != 1 && as_constant(d->strides[k]) != stride)
+          fail(at(p, 0),
+               fmt::format("constant \"{}\" is not laid out in C order; sdfc fills constants in C order", it.key()));
+        stride *= shape[k];
+      }
+      Json flat = Json::array();
+      flatten(data, dp, shape, 0, flat);
+      d->constant = std::move(flat);
+    }
+  }
+
+  /// Appends the elements of `v` (nested lists matching `shape` from dimension `k`) to `flat`.
+  void flatten(const Json& v, const std::string& ptr, const std::vector<std::int64_t>& shape, std::size_t k,
+               Json& flat) const {
+    if (k == shape.size()) {
+      if (!v.is_number() && !v.is_boolean())
+        fail(ptr, "a constant's elements must be numbers or booleans (NaN and infinities are not JSON)");
+      flat.push_back(v);
+      return;
+    }
+    if (!v.is_array() || static_cast<std::int64_t>(v.size()) != shape[k])
+      fail(ptr, fmt::format("a constant's value does not match its shape: dimension {} needs a list of {} elements", k,
+                            shape[k]));
+    for (std::size_t i = 0; i < v.size(); ++i) flatten(v[i], at(ptr, i), shape, k + 1, flat);
   }
 
   DataDesc data_desc(const Json& j, const std::string& ptr) const {

@@ -59,7 +59,11 @@ struct DataDesc {
   Lifetime lifetime = Lifetime::Scope;
   bool pool = false;
   std::optional<bool> optional_;  ///< DaCe's `optional` (null = unknown)
-  Json extra = Json::object();    ///< unmodelled attributes, kept for the writer
+  /// The SDFG's `constants_prop` entry of this transient: its elements in C order (JSON numbers or
+  /// booleans), null when it is not a constant. transient-lifetimes makes a constant Persistent;
+  /// the library's init fills it once; validation refuses writes into it.
+  Json constant = nullptr;
+  Json extra = Json::object();  ///< unmodelled attributes, kept for the writer
 
   /// transient-lifetimes: where a transient of lifetime Scope/State/SDFG is allocated: once per
   /// call of its SDFG (the default), around the one state that uses it (when its size depends on

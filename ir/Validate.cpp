@@ -276,6 +276,12 @@ class Validator {
         error(np + "/attributes/data",
               fmt::format("access node refers to unknown data \"{}\"; declare it in {}/attributes/_arrays", nd.data,
                           sdfg_ptr_));
+      if (const DataDesc* d = nd.kind == NodeKind::Access ? find_data(nd.data) : nullptr; d && !d->constant.is_null())
+        for (auto& e : st.edges)
+          if (e.dst == i && !e.memlet.data.empty())
+            error(np, fmt::format("the program writes constant \"{}\" (one of the SDFG's constants_prop); "
+                                  "constants are read only: copy it into a transient to change it",
+                                  nd.data));
       if (nd.kind == NodeKind::MapExit) {
         if (nd.scope_entry < 0 || nd.scope_entry >= n || st.node(nd.scope_entry).kind != NodeKind::MapEntry)
           error(np + "/scope_entry", fmt::format("map exit \"{}\" has no matching map entry", nd.label));

@@ -36,7 +36,7 @@ Value Translator::expr(const Expr& ep, bool truth) {
   switch (e.kind) {
     case ExprKind::Int: {
       DType natural = e.ival >= INT32_MIN && e.ival <= INT32_MAX ? DType::Int32 : DType::Int64;
-      Value v{std::to_string(e.ival), kPrimary, natural, &e};
+      Value v{e.ival == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(e.ival), kPrimary, natural, &e};
       if (e.dtype && *e.dtype != natural) v = cast_to(v, *e.dtype);
       v.literal = &e;
       return v;

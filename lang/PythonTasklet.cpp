@@ -587,6 +587,9 @@ TaskletScope::Layout layout(const SDFG& sdfg, const std::string& data, const Ran
 bool input_bound_by_value(const Memlet& m, const Range& r) {
   return single_element(r) && !m.dynamic;
 }
+bool input_bound_by_reference(const Memlet& m, const Range& r) {
+  return single_element(r) && m.dynamic;
+}
 bool output_bound_by_value(const Memlet& m, const Range& r) {
   return single_element(r) && !(m.dynamic && !m.wcr);
 }
@@ -623,7 +626,7 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
       if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
       const Range& r = *e->memlet.subset;
       (inputs ? scope.inputs : scope.outputs)[conn.name] = conn.dtype.value_or(data_type(*e));
-      if (inputs ? !input_bound_by_value(e->memlet, r) : !single_element(r)) {
+      if (!single_element(r)) {
         scope.layouts[conn.name] = layout(sdfg, e->memlet.data, r);
         scope.pointers.insert(conn.name);
       }

@@ -46,8 +46,10 @@ struct TaskletScope {
 };
 
 /// How the code generator binds a tasklet's input connector whose memlet moves `r`: by value (one
-/// element, not dynamic), otherwise as a pointer (with a layout).
+/// element, not dynamic), as a const reference (one element, dynamic: read only where the code
+/// reads it, as DaCe does), otherwise as a pointer (with a layout).
 bool input_bound_by_value(const Memlet& m, const Range& r);
+bool input_bound_by_reference(const Memlet& m, const Range& r);
 /// ... and an output connector whose first memlet moves `r`: by value (one element written after
 /// the tasklet, possibly to several edges) or, for a dynamic one-element memlet without
 /// write-conflict resolution, as a reference; otherwise as a pointer (with a layout).

@@ -58,6 +58,11 @@ void place_transients(SDFG& sdfg, const std::string& ptr, bool in_kernel) {
     d.place = DataDesc::Place::Call;
     d.place_state = nullptr;
     d.place_scope = -1;
+    if (d.transient && !d.constant.is_null() && !ptr.empty())
+      throw UserError(Diagnostic{"", ptr + "/attributes/_arrays/" + pointer_token(name), 0, 0,
+                                 fmt::format("unsupported constant \"{}\" (constants_prop) of a nested SDFG called "
+                                             "inside a map scope; declare the constant in the top-level SDFG",
+                                             name)});
     if (!d.transient || d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External ||
         d.lifetime == Lifetime::Global)
       continue;
@@ -95,7 +100,7 @@ void place_transients(SDFG& sdfg, const std::string& ptr, bool in_kernel) {
 bool selected(const std::string& name, const DataDesc& d, const std::set<std::string>& outside_maps) {
   bool default_lifetime =
       d.lifetime == Lifetime::Scope || d.lifetime == Lifetime::State || d.lifetime == Lifetime::SDFG;
-  return d.transient && default_lifetime && !d.pool && d.kind == DataKind::Array &&
+  return d.transient && d.constant.is_null() && default_lifetime && !d.pool && d.kind == DataKind::Array &&
          d.storage != StorageType::Register && outside_maps.count(name) > 0;
 }
 
@@ -259,10 +264,15 @@ class ModeApplier {
         return o ? to_top(*o) : std::nullopt;
       };
       apply(*node.sdfg, inner_to_top, false);
-      if (mode_ == TransientMode::Persistent || mode_ == TransientMode::External) lift(sdfg, *st, x, call, to_top);
+      lift(sdfg, *st, x, call, to_top);
     }
     // Persistent and external convert at the top level only: what they convert in a nested SDFG
     // has just been lifted out of it by its parent.
+    // Constants (constants_prop) are filled once, at init: persistent, at the top level.
+    if (top)
+      for (auto& [name, d] : sdfg.arrays)
+        if (d.transient && !d.constant.is_null()) d.lifetime = Lifetime::Persistent;
+    if (mode_ == TransientMode::AsDeclared) return;
     if (!top && mode_ != TransientMode::Scoped && mode_ != TransientMode::Pool) return;
     std::set<std::string> outside = used_outside_maps(sdfg);
     for (auto& [name, d] : sdfg.arrays)
@@ -273,14 +283,16 @@ class ModeApplier {
   std::set<std::string> args_;  ///< the program's arguments (its free symbols)
   TransientMode mode_;
 
-  /// Moves each transient of nested SDFG node `x` that the mode converts at the top level into
-  /// `parent`, connected to `x` through a connector of the transient's name.
+  /// Moves each transient of nested SDFG node `x` that the mode converts at the top level, and
+  /// each constant, into `parent`, connected to `x` through a connector of the transient's name.
   void lift(SDFG& parent, Block& st, int x, const Call& call, const ToTop& to_top) {
     SDFG& inner = *st.node(x).sdfg;
     std::set<std::string> outside = used_outside_maps(inner);
     Usage usage = usage_of(inner);
+    bool by_mode = mode_ == TransientMode::Persistent || mode_ == TransientMode::External;
     for (auto& [name, d] : inner.arrays) {
-      if (!selected(name, d, outside)) continue;
+      bool constant = d.transient && !d.constant.is_null();
+      if (!constant && !(by_mode && selected(name, d, outside))) continue;
       // The layout in the parent's symbols; at the top it must depend only on arguments, so that
       // the transient can be sized at init and the program's signature does not change.
       DataDesc lifted = d;
@@ -299,6 +311,7 @@ class ModeApplier {
       if (!liftable) continue;
       std::string outer_name = fresh_name(parent, st.node(x).label + "_" + name);
       d.transient = false;
+      d.constant = nullptr;
       bool writes = usage.written.count(name) > 0;
       bool reads = usage.read.count(name) > 0 || !writes;  // an unused one is still an argument
       parent.arrays.emplace_back(outer_name, std::move(lifted));
@@ -310,10 +323,8 @@ class ModeApplier {
 }  // namespace
 
 void assign_transient_lifetimes(SDFG& sdfg, const CompileOptions& options) {
-  if (options.transients != TransientMode::AsDeclared) {
-    const ToTop top_level = [](const Expr& e) { return std::optional<Expr>(e); };
-    ModeApplier(sdfg, options.transients).apply(sdfg, top_level, true);
-  }
+  const ToTop top_level = [](const Expr& e) { return std::optional<Expr>(e); };
+  ModeApplier(sdfg, options.transients).apply(sdfg, top_level, true);
   place_transients(sdfg, "", false);
 }
 

@@ -31,7 +31,13 @@
 ///    its own call, which is what scoped means there (Scope), and for pool a stream-ordered pool
 ///    allocation for GPU storage (Scope on the CPU). Lifting would only stretch the allocation
 ///    over the whole program call.
-/// Without --transients (TransientMode::AsDeclared) no lifetime changes and nothing is lifted.
+/// Without --transients (TransientMode::AsDeclared) no lifetime changes and nothing is lifted,
+/// constants aside.
+///
+/// Constants (the `constants_prop` of DaCe's SDFGs, DataDesc::constant), in every mode: lifted
+/// like persistent transients from nested SDFGs outside map scopes (whatever the mode), then made
+/// Persistent at the top level, so that the library's init fills them once; a constant of a nested
+/// SDFG inside a map scope is an error.
 ///
 /// In every mode it then decides where each remaining default-lifetime transient is allocated
 /// (DataDesc::place): inside the one map scope that uses it, around the one state that uses it

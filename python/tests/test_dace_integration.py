@@ -379,3 +379,59 @@ def test_complex_logarithms_and_reciprocal():
     logs(z, *out)
     for got, want in zip(out, (np.log10(z), np.log2(z), np.reciprocal(z))):
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_constants_are_filled_once_and_read():
+    """SDFG constants (`constants_prop`): an advanced-indexing index list and a NumPy array literal,
+    in the top-level SDFG and in a nested one, read right on every call (DaCe's frontend,
+    advanced_indexing_test and array_creation_test)."""
+
+    @dace.program
+    def inner(a: dace.float64[10], d: dace.float64[4]):
+        d[:] = a[[9, 1, 1, 4]] + np.array([0.5, 1.5, 2.5, 3.5])
+
+    @dace.program
+    def outer(a: dace.float64[10], b: dace.float64[3], c: dace.float64[2, 3], d: dace.float64[4]):
+        b[:] = a[[0, 2, 5]]
+        c[:] = np.array([[1.5, -2.0, 3.0], [4.0, 5.25, 6.0]]) * a[1]
+        inner(a, d)
+
+    sdfc.dace.enable()
+    for call in range(2):
+        a = np.arange(10, dtype=np.float64) * (call + 2)
+        b, c, d = np.zeros(3), np.zeros((2, 3)), np.zeros(4)
+        outer(a, b, c, d)
+        np.testing.assert_array_equal(b, a[[0, 2, 5]])
+        np.testing.assert_array_equal(c, np.array([[1.5, -2.0, 3.0], [4.0, 5.25, 6.0]]) * a[1])
+        np.testing.assert_array_equal(d, a[[9, 1, 1, 4]] + np.array([0.5, 1.5, 2.5, 3.5]))
+
+
+def test_masked_update_reads_only_where_the_mask_holds():
+    """`A[mask] += 5`: the tasklet's input is a dynamic one-element memlet, bound as a reference
+    (DaCe's advanced_indexing_test::test_index_boolarr_fixed)."""
+
+    @dace.program
+    def masked(A: dace.float64[20, 30], barr: dace.bool[20, 30]):
+        A[barr] += 5
+
+    sdfc.dace.enable()
+    A = np.tile(np.arange(30, dtype=np.float64), (20, 1)).copy()
+    mask = A > 15
+    expected = A.copy()
+    expected[mask] += 5
+    masked(A, mask)
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_max_over_int64_starts_at_the_smallest_int64():
+    """A max reduction over int64 whose identity is -9223372036854775808 (DaCe's
+    reductions_test::test_max_int64), with values at both ends of the type."""
+
+    @dace.program
+    def biggest(a: dace.int64[6]):
+        return np.max(a)
+
+    sdfc.dace.enable()
+    lo = np.iinfo(np.int64).min
+    for a in (np.array([lo, lo, lo, lo, lo, lo], dtype=np.int64), np.array([-7, lo, 3, -1, 2, 0], dtype=np.int64)):
+        assert biggest(a) == np.max(a)

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ir/Expr.h"
 
@@ -179,6 +180,8 @@ TEST(Expr, SyntaxErrorsSayWhereAndWhat) {
   EXPECT_EQ(err("7q64").second, "malformed number '7q'");
   EXPECT_EQ(err("7i65").second, "unknown typed-literal suffix 'i65'");
   EXPECT_EQ(err("99999999999999999999").second, "integer literal 99999999999999999999 does not fit in 64 bits");
+  EXPECT_EQ(err("9223372036854775808").second, "integer literal 9223372036854775808 does not fit in 64 bits");
+  EXPECT_EQ(err("-9223372036854775809").second, "integer literal 9223372036854775809 does not fit in 64 bits");
   EXPECT_EQ(err("symbol($N, dtype=dace.foo)").second, "unknown dtype 'dace.foo' in symbol()");
   EXPECT_EQ(err("a # b").second, "unexpected '# b' after the expression");
   EXPECT_EQ(err("@").second, "unexpected character '@'");
@@ -260,4 +263,16 @@ TEST(Expr, DaceOperatorFunctionsAreOperators) {
   EXPECT_EQ(roundtrip("__bitwise_invert(a)"), "~a");
   EXPECT_EQ(print_cpp(parse_expr("__int_floor(N - 1, 32) + 1")), "sdfc::rt::floordiv(N - 1, 32) + 1");
   EXPECT_EQ(eval("__int_floor(-7, 2)"), -4);
+}
+
+// The smallest int64 is written -9223372036854775808 (DaCe's identity of a max over int64), whose
+// magnitude alone does not fit: it is read as one literal and printed as C++ that needs no wider
+// type. -9223372036854775808**1 stays a negated power (and is refused: the power does not fit).
+TEST(Expr, TheSmallestInt64IsOneLiteral) {
+  Expr e = parse_expr("-9223372036854775808", Dialect::Typed);
+  ASSERT_EQ(as_constant(e), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(print_expr(e, Dialect::Typed), "-9223372036854775808");
+  EXPECT_EQ(print_cpp(e), "(-9223372036854775807LL - 1)");
+  EXPECT_EQ(print_cpp(parse_expr("- 9223372036854775808", Dialect::Typed)), "(-9223372036854775807LL - 1)");
+  EXPECT_THROW(parse_expr("-9223372036854775808 ** 1", Dialect::Typed), ExprSyntaxError);
 }

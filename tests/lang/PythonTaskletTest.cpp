@@ -672,3 +672,10 @@ TEST(PythonTasklet, ComplexLogarithmsAndReciprocal) {
   EXPECT_EQ(translate("o = reciprocal(c)", s), "o = sdfc::rt::reciprocal(c);\n");
   EXPECT_EQ(translate("r = log10(x)", s), "r = std::log10(x);\n");  // real arguments: the C++ functions
 }
+
+// DaCe's identity of a max reduction over int64 is the literal -9223372036854775808 (the frontend's
+// reductions_test::test_max_int64): one int64 literal, printed as C++ that needs no wider type.
+TEST(PythonTasklet, TheSmallestInt64Literal) {
+  EXPECT_EQ(translate("o = max(x, -9223372036854775808)", scope({{"x", kI64}}, {{"o", kI64}})),
+            "o = sdfc::rt::max(x, (-9223372036854775807LL - 1));\n");
+}
