@@ -389,4 +389,48 @@ void Expander::transpose(const Site& x) {
   e.finish();
 }
 
+void Expander::tensor_transpose(const Site& x) {
+  Operand in = required(x, "_inp_tensor", true), out = required(x, "_out_tensor", false);
+  std::vector<Expr> si = in.shape(false), so = out.shape(false);
+  std::string where = x.ptr + "/attributes/axes";
+  auto it = x.node().extra.find("axes");
+  if (it == x.node().extra.end() || !it->is_array())
+    refuse(where, fmt::format("{}: expected the axes, a list of dimensions", x.who()));
+  std::vector<std::size_t> axes;
+  std::vector<bool> seen(si.size(), false);
+  for (const Json& a : *it) {
+    if (!a.is_number_integer() || a.get<std::int64_t>() < 0 || a.get<std::uint64_t>() >= si.size() ||
+        seen[a.get<std::size_t>()])
+      refuse(where, fmt::format("{}: the axes {} are not a permutation of the input's {} dimensions", x.who(),
+                                it->dump(), si.size()));
+    seen[a.get<std::size_t>()] = true;
+    axes.push_back(a.get<std::size_t>());
+  }
+  if (axes.size() != si.size() || so.size() != si.size())
+    refuse(where, fmt::format("{}: the axes {} do not match the input's {} and the output's {} dimensions", x.who(),
+                              it->dump(), si.size(), so.size()));
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    sizes_agree(x, so[k], si[axes[k]], fmt::format("output dimension {} and input dimension {}", k, axes[k]));
+  Coefficient alpha = coefficient(x, "alpha", 1), beta = coefficient(x, "beta", 0);
+  Expansion e(x, fmt::format("tensor_transpose_{}", counter_++));
+  e.uses(alpha);
+  if (!beta.is(0))  // the output would be read too, and the node has no input for it
+    refuse(x.ptr + "/attributes/beta",
+           fmt::format("{}: beta {} is not supported (only 0: the output is overwritten)", x.who(), beta.text));
+  e.bind("_inp", in, true, false);
+  e.bind("_out", out, false, false);
+  Loops loops;
+  for (std::size_t k = 0; k < si.size(); ++k) {
+    loops.params.push_back(e.param(fmt::format("__i{}", k)));
+    loops.ranges.push_back(range_of(si[k]));
+  }
+  std::vector<std::string> permuted;
+  for (std::size_t k = 0; k < axes.size(); ++k) permuted.push_back(loops.params[axes[k]]);
+  StateBuilder b = e.state("tensor_transpose");
+  elementwise(b, "tensor_transpose", loops, {{"__inp", "_inp", loops.params}},
+              alpha.is(1) ? "__out = __inp" : "__out = " + alpha.times("__inp"), {"__out", "_out", permuted},
+              schedule(x, {&in, &out}));
+  e.finish();
+}
+
 }  // namespace sdfc::library

@@ -16,6 +16,7 @@ const std::vector<Expander::LibraryClass>& Expander::classes() {
       {"dace.libraries.blas.nodes.dot.Dot", &Expander::dot_node},
       {"dace.libraries.blas.nodes.ger.Ger", &Expander::ger_node},
       {"dace.libraries.linalg.nodes.transpose.Transpose", &Expander::transpose},
+      {"dace.libraries.linalg.nodes.ttranspose.TensorTranspose", &Expander::tensor_transpose},
   };
   return list;
 }

@@ -428,6 +428,10 @@ class Expander {
   /// left out, as DaCe does).
   void transpose(const Site& x);
 
+  /// TensorTranspose (`_inp_tensor` -> `_out_tensor`; axes, alpha): out[j...] = alpha * inp[i...]
+  /// with j_k = i_axes[k] (numpy.transpose; DaCe's pure expansion); a beta other than 0 is refused.
+  void tensor_transpose(const Site& x);
+
   // ---- Reduce -------------------------------------------------------------------------------------
 
   void reduce(const Site& x);

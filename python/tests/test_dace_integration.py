@@ -435,3 +435,20 @@ def test_max_over_int64_starts_at_the_smallest_int64():
     lo = np.iinfo(np.int64).min
     for a in (np.array([lo, lo, lo, lo, lo, lo], dtype=np.int64), np.array([-7, lo, 3, -1, 2, 0], dtype=np.int64)):
         assert biggest(a) == np.max(a)
+
+
+@pytest.mark.parametrize("axes", [(2, 0, 1), (1, 2, 0), (0, 2, 1)])
+def test_tensor_transpose_permutes_like_numpy(axes):
+    """numpy.transpose with axes (DaCe's TensorTranspose library node, numpy transpose tests)."""
+    shape = (3, 4, 5)
+    out_shape = tuple(shape[a] for a in axes)
+
+    @dace.program
+    def permute(A: dace.float64[3, 4, 5], B: dace.float64[out_shape]):
+        B[:] = np.transpose(A, axes=axes)
+
+    sdfc.dace.enable()
+    a = np.arange(60, dtype=np.float64).reshape(shape) * 0.5
+    b = np.zeros(out_shape)
+    permute(a, b)
+    np.testing.assert_array_equal(b, np.transpose(a, axes))
