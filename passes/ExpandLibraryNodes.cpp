@@ -212,11 +212,12 @@ void Expander::reduce(const Site& x) {
   if (lambda.empty())
     refuse(np + "/attributes/wcr", fmt::format("Reduce \"{}\": expected a lambda of two arguments, found \"{}\"",
                                                n.label, wcr_it->get<std::string>()));
+  // Without an identity the reduction continues from what the output holds (DaCe's pure
+  // expansion: no initialization, the lambda applied to the output's values).
   auto id_it = props.find("identity");
-  if (id_it == props.end() || id_it->is_null())
-    refuse(np + "/attributes/identity",
-           fmt::format("Reduce \"{}\" without an identity is not supported yet; give it an identity", n.label));
-  std::string identity = id_it->is_string() ? id_it->get<std::string>() : id_it->dump();
+  std::optional<std::string> identity;
+  if (id_it != props.end() && !id_it->is_null())
+    identity = id_it->is_string() ? id_it->get<std::string>() : id_it->dump();
   DataEdge& in = *find_edge(x, "_in", true, false);
   DataEdge& out = *find_edge(x, "_out", false, false);
   const DataDesc* in_desc = s.find_data(in.memlet.data);
@@ -277,7 +278,7 @@ void Expander::reduce(const Site& x) {
     return StateBuilder(*inner, *inner->root.blocks.back());
   };
   // 1. every output element = identity
-  {
+  if (identity) {
     StateBuilder b = add_state("init");
     std::vector<std::string> params, ranges;
     for (std::size_t k = 0; k < ext_out.size(); ++k) {
@@ -289,7 +290,7 @@ void Expander::reduce(const Site& x) {
       ranges.push_back("0:1");
     }
     auto [entry, exit] = b.map("init", params, ranges, ScheduleType::Sequential);
-    int t = b.tasklet("identity", {}, {"__out"}, "__out = " + identity, Language::Python, entry);
+    int t = b.tasklet("identity", {}, {"__out"}, "__out = " + *identity, Language::Python, entry);
     int o = b.access("_out");
     b.edge(entry, "", t, "", "", "");
     b.edge(t, "__out", exit, "IN__out", "_out", ext_out.empty() ? "0" : all("__o", ext_out.size()));
@@ -316,10 +317,12 @@ void Expander::reduce(const Site& x) {
     b.edge(t, "__out", exit, "IN__out", "_out", o);
     b.edge(exit, "OUT__out", dst, "", "_out", "");
   }
-  InterstateEdge e;
-  e.src = 0;
-  e.dst = 1;
-  inner->root.cf_edges.push_back(e);
+  if (identity) {
+    InterstateEdge e;
+    e.src = 0;
+    e.dst = 1;
+    inner->root.cf_edges.push_back(e);
+  }
   inner->root.start_block = 0;
 
   // The nested SDFG's arguments are the connectors _in and _out.

@@ -452,3 +452,23 @@ def test_tensor_transpose_permutes_like_numpy(axes):
     b = np.zeros(out_shape)
     permute(a, b)
     np.testing.assert_array_equal(b, np.transpose(a, axes))
+
+
+@pytest.mark.parametrize("wcr,combine", [("lambda a, b: a + b", np.add), ("lambda a, b: max(a, b)", np.maximum)])
+def test_reduce_without_identity_continues_from_the_output(wcr, combine):
+    """A Reduce without an identity (DaCe's frontend makes them, e.g. einsum_test's reductions):
+    the lambda is applied to what the output holds, as DaCe's pure expansion does."""
+    sdfg = dace.SDFG(f"reduce_no_identity_{combine.__name__}")
+    sdfg.add_array("A", [5, 4], dace.float64)
+    sdfg.add_array("B", [5], dace.float64)
+    state = sdfg.add_state()
+    reduce = state.add_reduce(wcr, axes=[1], identity=None)
+    state.add_nedge(state.add_read("A"), reduce, dace.Memlet("A[0:5, 0:4]"))
+    state.add_nedge(reduce, state.add_write("B"), dace.Memlet("B[0:5]"))
+
+    sdfc.dace.enable()
+    a = np.arange(20, dtype=np.float64).reshape(5, 4) - 7.5
+    b = np.array([100.0, -100.0, 3.0, 0.5, -2.0])
+    expected = combine.reduce(np.concatenate([b[:, None], a], axis=1), axis=1)
+    sdfg(A=a, B=b)
+    np.testing.assert_array_equal(b, expected)
