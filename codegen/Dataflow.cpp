@@ -66,7 +66,7 @@ void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id,
     case NodeKind::Tasklet:
       if (n.stream >= 0 && !c.in_kernel) {  // a GPU library call: on its stream, ordered as a kernel
         stream_waits(n.stream, n.wait_events, w);
-        w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
+        w.line(fmt::format("sdfc::gpu::maybe_delay({}, {}, __sdfc_gpu_spin);", kCtx, gpu_stream(n.stream)));
       }
       emit_tasklet(c, st, ptr, id, w, parallel);
       if (n.stream >= 0 && !c.in_kernel) stream_record(n.stream, n.record_event, w);

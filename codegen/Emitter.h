@@ -61,8 +61,11 @@ struct Ctx {
 
 /// What emitting the program's body produced, for the library frame.
 struct EmittedBody {
-  std::string text;                                 ///< the body of __program_<name>_internal
-  std::vector<std::string> kernels;                 ///< __global__ functions
+  std::string text;                  ///< the body of __program_<name>_internal
+  std::vector<std::string> kernels;  ///< __global__ functions
+  /// Each kernel's launcher (its declaration, its definition): a host function in the device
+  /// source that launches it; the host code calls it.
+  std::vector<std::pair<std::string, std::string>> launchers;
   std::vector<std::string> device_functions;        ///< nested SDFGs called from kernels
   std::vector<std::string> functions;               ///< nested SDFGs called on the host
   std::vector<std::string> globals;                 ///< tasklets' code_global, deduplicated, in order
@@ -216,13 +219,13 @@ class GpuEmitter : public Emitter {
   void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w);
   static void kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, std::vector<std::string>& params,
                                std::vector<std::string>& args);
+  void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);
   /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
   /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
-  /// on the map's stream, and the event the synchronization pass wants recorded after it.
-  void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);
+  /// on the map's stream through the kernel's launcher (EmittedBody::launchers).
   void emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
-                   const std::vector<std::string>& grid, const int* block, const std::vector<std::string>& args,
-                   CodeWriter& w);
+                   const std::vector<std::string>& grid, const int* block, const std::vector<std::string>& params,
+                   const std::vector<std::string>& args, CodeWriter& w);
   /// A copy that touches GPU memory, on the stream the pass chose: one cudaMemcpyAsync for
   /// contiguous data, otherwise cudaMemcpy2DAsync for each 2D block of rows (host loops over
   /// the outer dimensions of an N-D block; strided single elements are rows of one element).

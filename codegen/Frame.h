@@ -27,6 +27,10 @@ class FramePrinter {
   std::string file_;
   std::string name_;
   bool gpu_;
+  /// CUDA programs without global code print two sources: the kernels and their launchers in
+  /// <name>.cu (nvcc), everything else in <name>.cpp (the host compiler, with the precompiled
+  /// prelude, while nvcc runs). Global code may hold device code for either side: one .cu then.
+  bool split_;
   EmittedBody body_;
   std::vector<const SDFG*> all_sdfgs;  ///< the root, then the nested SDFGs emitted
   /// The host source's standard headers: SDFG::std_includes (DaCe's whole environment for IR that
@@ -50,7 +54,9 @@ class FramePrinter {
   std::string info;  ///< what __sdfc_program_info returns
 
   void prologue(CodeWriter& w);
+  void device_prologue(CodeWriter& w);
   void state_struct(CodeWriter& w);
+  void device_functions(CodeWriter& w);
   void functions(CodeWriter& w);
   void program_entry(CodeWriter& w);
   void init_function(CodeWriter& w);

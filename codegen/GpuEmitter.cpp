@@ -63,7 +63,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
       grid.push_back("1u");
     }
   }
-  emit_launch(n, kname, counts, grid, block, args, w);
+  emit_launch(n, kname, counts, grid, block, params, args, w);
   w.close();
   stream_record(n.stream, n.record_event, w);
 }
@@ -247,7 +247,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
           k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
                    : "1u");
     }
-    emit_launch(n, knames[li], counts, grid, block, args, w);
+    emit_launch(n, knames[li], counts, grid, block, params, args, w);
     if (plan.layouts.size() > 1) w.close();
   }
   w.close();
@@ -269,19 +269,33 @@ void GpuEmitter::dependent_launch_prologue(const KernelPlan& plan, CodeWriter& k
 /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
 /// extents `__nx`...): nothing when a count is zero, the race-exposure delay and the checked
 /// launch on the map's stream. The caller records the event the synchronization pass wants after
-/// it.
+/// it. The launch itself is the kernel's launcher, `__sdfc_launch_<kname>`, printed with the
+/// kernels (EmittedBody::launchers), so that the host code holds no device syntax.
 void GpuEmitter::emit_launch(const Node& n, const std::string& kname, const std::vector<std::string>& counts,
                              const std::vector<std::string>& grid, const int* block,
-                             const std::vector<std::string>& args, CodeWriter& w) {
+                             const std::vector<std::string>& params, const std::vector<std::string>& args,
+                             CodeWriter& w) {
+  std::vector<std::string> names;
+  for (auto& p : n.kernel->params) names.push_back(ident(p.name));
+  std::string launcher = "__sdfc_launch_" + kname;
+  std::string signature = fmt::format("void {}(dim3 __grid, dim3 __block, sdfc::gpu::Stream __stream{}{})", launcher,
+                                      params.empty() ? "" : ", ", fmt::join(params, ", "));
+  CodeWriter lw;
+  lw.open(fmt::format("SDFC_LAUNCHER {}", signature));
+  if (n.kernel->dependent_launch)  // a failed launch sets the runtime's last error, as <<<>>> does
+    lw.line(fmt::format("(void)sdfc::gpu::launch_dependent({}, __grid, __block, __stream{}{});", kname,
+                        names.empty() ? "" : ", ", fmt::join(names, ", ")));
+  else
+    lw.line(fmt::format("{}<<<__grid, __block, 0, __stream>>>({});", kname, fmt::join(names, ", ")));
+  lw.close();
+  out_.launchers.push_back({fmt::format("SDFC_LAUNCHER {};", signature), lw.str()});
+
   w.open(fmt::format("if ({})", fmt::join(counts, " && ")));  // empty grids launch nothing
   w.line(
       fmt::format("const dim3 __grid({}), __block({}, {}, {});", fmt::join(grid, ", "), block[0], block[1], block[2]));
-  w.line(fmt::format("sdfc::gpu::maybe_delay({}, {});", kCtx, gpu_stream(n.stream)));
-  if (n.kernel->dependent_launch)  // a failed launch sets the runtime's last error, as <<<>>> does
-    w.line(fmt::format("(void)sdfc::gpu::launch_dependent({}, __grid, __block, {}{}{});", kname, gpu_stream(n.stream),
-                       args.empty() ? "" : ", ", fmt::join(args, ", ")));
-  else
-    w.line(fmt::format("{}<<<__grid, __block, 0, {}>>>({});", kname, gpu_stream(n.stream), fmt::join(args, ", ")));
+  w.line(fmt::format("sdfc::gpu::maybe_delay({}, {}, __sdfc_gpu_spin);", kCtx, gpu_stream(n.stream)));
+  w.line(fmt::format("{}(__grid, __block, {}{}{});", launcher, gpu_stream(n.stream), args.empty() ? "" : ", ",
+                     fmt::join(args, ", ")));
   w.line(fmt::format("SDFC_KERNEL_LAUNCH_CHECK({}, \"{}\");", kCtx, kname));
   w.close();
 }

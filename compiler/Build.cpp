@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -652,6 +653,23 @@ std::vector<std::string> runtime_link_flags(const std::string& compiler, std::ve
   return {std::string("-l") + lib};
 }
 
+// The include folder of a device compiler's toolkit (found as runtime_link_flags finds its
+// library), for host sources that include the toolkit's runtime header: `-I<dir>`, or nothing.
+std::vector<std::string> toolkit_include_flags(const std::string& compiler, std::vector<std::string> homes,
+                                               const char* header) {
+  std::vector<std::string> roots = {fs::path(compiler).parent_path().parent_path().string()};
+  std::error_code ec;
+  fs::path real = fs::canonical(compiler, ec);
+  if (!ec) roots.push_back(real.parent_path().parent_path().string());
+  roots.insert(roots.end(), homes.begin(), homes.end());
+  for (const std::string& root : roots) {
+    if (root.empty()) continue;
+    for (const char* dir : {"include", "targets/x86_64-linux/include"})
+      if (fs::exists(fs::path(root) / dir / header, ec)) return {"-I" + (fs::path(root) / dir).string()};
+  }
+  return {};
+}
+
 std::vector<std::string> toolkit_homes(std::initializer_list<const char*> env_vars, const char* fallback) {
   std::vector<std::string> homes;
   for (const char* var : env_vars)
@@ -788,15 +806,17 @@ std::vector<std::string> linker_flags(const Plan& plan) {
 }
 
 // Runs the compiles in `dir`, where the sources already are. Returns the first failing step.
+// Device sources compile to objects with their own compiler; the host link takes them. A program
+// with host sources as well (a split CUDA program: Frame.h) compiles its host sources to objects
+// while the device compiler runs, then links.
 std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, const std::string& dir,
                                    const std::string& lib_name) {
   auto append = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
     to.insert(to.end(), from.begin(), from.end());
   };
-  std::vector<std::string> objects, link_flags;
-  // Device sources compile to objects with their own compiler; the host link takes them.
-  auto device_compile = [&](const std::vector<std::string>& sources,
-                            const std::vector<std::string>& prefix) -> std::optional<StepFailure> {
+  auto cuda_homes = [] { return toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"); };
+  auto device_compile = [&](const std::vector<std::string>& sources, const std::vector<std::string>& prefix,
+                            std::vector<std::string>& objects) -> std::optional<StepFailure> {
     for (const std::string& src : sources) {
       std::vector<std::string> argv = prefix;
       append(argv, plan.include_flags);
@@ -808,27 +828,55 @@ std::optional<StepFailure> compile(const Plan& plan, const BuildRequest& req, co
     }
     return std::nullopt;
   };
-  if (auto f = device_compile(plan.cuda, {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"})) return f;
-  if (!plan.cuda.empty())
-    append(link_flags,
-           runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cudart"));
+  std::vector<std::string> device_objects, link_flags;
+  std::future<std::optional<StepFailure>> cuda;  // runs beside the host compile
+  if (!plan.cuda.empty()) {
+    cuda = std::async(std::launch::async, [&] {
+      return device_compile(plan.cuda, {plan.nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC"}, device_objects);
+    });
+    append(link_flags, runtime_link_flags(plan.nvcc, cuda_homes(), "cudart"));
+  }
   for (const std::string& lib : req.libraries)
-    if (lib == "cublas")
-      append(link_flags,
-             runtime_link_flags(plan.nvcc, toolkit_homes({"CUDA_HOME", "CUDA_PATH"}, "/usr/local/cuda"), "cublas"));
-  if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"})) return f;
+    if (lib == "cublas") append(link_flags, runtime_link_flags(plan.nvcc, cuda_homes(), "cublas"));
+
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-fopenmp", "-fno-math-errno"};
+  append(flags, plan.include_flags);
+  if (!plan.cuda.empty()) append(flags, toolkit_include_flags(plan.nvcc, cuda_homes(), "cuda_runtime.h"));
+  append(flags, req.extra_flags);
+  std::optional<std::string> prelude;
+  if (!plan.host.empty()) prelude = precompiled_prelude(plan, req, flags);
+  std::vector<std::string> host_objects;
+  std::optional<StepFailure> host_failure;
+  if (!plan.host.empty() && !plan.cuda.empty()) {
+    for (const std::string& src : plan.host) {
+      std::vector<std::string> argv = {plan.cxx};
+      append(argv, flags);
+      if (prelude) append(argv, {"-include", *prelude});
+      append(argv, {"-c", src, "-o", src + ".o"});
+      ProcessResult r = run_compiler(argv, dir);
+      if (r.status != 0) {
+        host_failure = StepFailure{argv, r};
+        break;
+      }
+      host_objects.push_back(src + ".o");
+    }
+  }
+  if (cuda.valid())
+    if (auto f = cuda.get()) return f;
+  if (host_failure) return host_failure;
+  std::vector<std::string> objects = device_objects;
+  if (auto f = device_compile(plan.hip, {plan.hipcc, "-std=c++17", "-O3", "-fPIC"}, objects)) return f;
   if (!plan.hip.empty())
     append(link_flags,
            runtime_link_flags(plan.hipcc, toolkit_homes({"ROCM_PATH", "HIP_PATH"}, "/opt/rocm"), "amdhip64"));
 
-  std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-fopenmp", "-fno-math-errno"};
-  append(flags, plan.include_flags);
-  append(flags, req.extra_flags);
   std::vector<std::string> argv = {plan.cxx, "-shared"};
   append(argv, flags);
-  if (!plan.host.empty())
-    if (auto prelude = precompiled_prelude(plan, req, flags)) append(argv, {"-include", *prelude});
-  append(argv, plan.host);
+  if (host_objects.empty() && !plan.host.empty()) {  // compiled and linked in one step
+    if (prelude) append(argv, {"-include", *prelude});
+    append(argv, plan.host);
+  }
+  append(argv, host_objects);
   append(argv, objects);
   append(argv, link_flags);
   append(argv, linker_flags(plan));

@@ -90,11 +90,14 @@ if [ "$check_stdout" = 1 ]; then
 fi
 
 shopt -s nullglob
-sources=("$out"/*.cpp "$out"/*.cu)
-if [ "${#sources[@]}" -ne 1 ]; then
-  echo "run_filecheck.sh: expected exactly one .cpp file in the --emit-source folder, found ${#sources[@]}:" >&2
+# One source, or a split CUDA program's two (codegen/Frame.h): its device source (.cu) first, then
+# its host source (.cpp), checked as one text.
+sources=("$out"/*.cu "$out"/*.cpp "$out"/*.hip)
+if [ "${#sources[@]}" -lt 1 ] || [ "${#sources[@]}" -gt 2 ]; then
+  echo "run_filecheck.sh: expected one source (or a .cu and a .cpp) in the --emit-source folder, found ${#sources[@]}:" >&2
   ls -l "$out" >&2
   exit 1
 fi
-"$filecheck" "$check" --input-file "${sources[0]}"
+cat "${sources[@]}" > "$tmp/sources"
+"$filecheck" "$check" --input-file "$tmp/sources"
 exit $?

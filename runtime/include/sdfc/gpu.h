@@ -928,17 +928,20 @@ inline void dace_gpu_set_all_streams(Context& ctx, Stream s) {
 }
 
 // ------------------------------------------------------------------------------ race exposure
-static __global__ void sdfc_gpu_spin_kernel(long long ticks) {
-  spin_for_ticks(ticks);
-}
-
 /// Debug aid: when SDFC_GPU_DELAY_US was positive at init, queues a one-thread kernel on `s` that
 /// spins for that many microseconds, so missing synchronization shows up as wrong results.
-inline bool maybe_delay(Context& ctx, Stream s) {
+/// `spin` launches that kernel (a generated program's __sdfc_gpu_spin, in its device source, so
+/// that a host source compiled by the host compiler can queue it too).
+inline bool maybe_delay(Context& ctx, Stream s, void (*spin)(Stream, long long)) {
   if (ctx.delay_us <= 0) return true;
-  sdfc_gpu_spin_kernel<<<1, 1, 0, s>>>(ctx.delay_us * ctx.delay_ticks_per_us);
+  spin(s, ctx.delay_us * ctx.delay_ticks_per_us);
   return SDFC_KERNEL_LAUNCH_CHECK(ctx, "sdfc_gpu_spin_kernel");
 }
+#if defined(__CUDACC__) || defined(__HIPCC__)
+inline bool maybe_delay(Context& ctx, Stream s) {
+  return maybe_delay(ctx, s, launch_spin);
+}
+#endif
 
 }  // namespace SDFC_GPU_ABI_NAMESPACE
 }  // namespace gpu

@@ -588,6 +588,22 @@ __device__ inline void spin_for_ticks(long long ticks) {
 #endif
 }
 
+/// A generated program's kernel launchers (and its __sdfc_gpu_spin): functions of its device
+/// source that its host source calls; hidden, so that programs loaded together never share one.
+#define SDFC_LAUNCHER __attribute__((visibility("hidden")))
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+static __global__ void sdfc_gpu_spin_kernel(long long ticks) {
+  spin_for_ticks(ticks);
+}
+/// Queues a one-thread kernel on `s` that spins for `ticks` ticks (sdfc/gpu.h: maybe_delay). Only
+/// in device compilations: a generated program's host source (compiled by the host compiler)
+/// reaches it through its device source's __sdfc_gpu_spin.
+inline void launch_spin(Stream s, long long ticks) {
+  sdfc_gpu_spin_kernel<<<1, 1, 0, s>>>(ticks);
+}
+#endif
+
 }  // namespace SDFC_GPU_ABI_NAMESPACE
 }  // namespace gpu
 }  // namespace sdfc
