@@ -21,12 +21,19 @@ namespace sdfc::codegen {
 
 void Emitter::emit_scope(Ctx& c, const Block& st, const std::string& ptr, int scope, CodeWriter& w, bool parallel) {
   // Transients that live only in this scope are declared here.
+  std::vector<std::string> frees;
   for (auto& [name, where] : c.scope_local) {
     if (where.first != &st || where.second != scope) continue;
     const DataDesc& d = *c.data(name);
     if (d.alloc == DataDesc::Alloc::ScopeValue) {
       w.line(fmt::format("{} {};  // transient local to the scope", ctype(d.dtype), ident(name)));
       c.access[name] = Access::Value;
+      continue;
+    }
+    if (d.alloc == DataDesc::Alloc::HostHeap) {  // sized at run time (place-allocations)
+      w.line(alloc_line(c, name, d) + "  // transient local to the scope, sized at run time");
+      w.line(unwind_line(name, d));
+      frees.push_back(name);
       continue;
     }
     SDFC_ASSERT(d.alloc == DataDesc::Alloc::ScopeArray || d.alloc == DataDesc::Alloc::SharedMemory,
@@ -37,6 +44,7 @@ void Emitter::emit_scope(Ctx& c, const Block& st, const std::string& ptr, int sc
   }
   // The issue order the passes reasoned about (analysis/GpuOps.h: one definition for both).
   for (int v : scope_order(st, scope, adj(st))) emit_node(c, st, ptr, v, w, parallel);
+  for (auto& f : frees) w.line(free_line(f, *c.data(f)));
 }
 
 void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w, bool parallel) {
@@ -135,6 +143,15 @@ void Emitter::emit_map(Ctx& c, const Block& st, const std::string& ptr, int id, 
   if (!dyn.empty()) w.open("");
   declare_dynamic_inputs(c, st, dyn, np, w);
   bool multicore = m.schedule == ScheduleType::CPU_Multicore && !c.in_kernel;
+  // A transient allocated in this scope or one inside it at run time may throw (a refused size, no
+  // memory): in a parallel region the iterations catch, and the loop rethrows after it.
+  bool catches = false;
+  if (multicore && !parallel)
+    for (auto& [name, where] : c.scope_local)
+      if (where.first == &st && c.data(name)->alloc == DataDesc::Alloc::HostHeap)
+        for (int s = where.second; s >= 0 && !catches; s = st.node(s).scope_entry) catches = s == id;
+  std::string errors = fmt::format("__sdfc_loop_errors_{}", id);
+  if (catches) w.line(fmt::format("sdfc::rt::LoopErrors {};", errors));
   if (multicore && !parallel) w.line("#pragma omp parallel for");
   for (std::size_t k = 0; k < m.params.size(); ++k) {
     const RangeDim& r = m.range[k];
@@ -144,8 +161,16 @@ void Emitter::emit_map(Ctx& c, const Block& st, const std::string& ptr, int id, 
     std::string inc = step == 1 ? "++" + p : fmt::format("{} += {}", p, sym(r.step));
     w.open(fmt::format("for (int64_t {} = {}; {} {} {}; {})", p, sym(r.start), p, cmp, sym(r.end), inc));
   }
+  if (catches) w.open("try");
   emit_scope(c, st, ptr, id, w, parallel || multicore);
+  if (catches) {
+    w.close();
+    w.open("catch (...)");
+    w.line(errors + ".capture();");
+    w.close();
+  }
   for (std::size_t k = 0; k < m.params.size(); ++k) w.close();
+  if (catches) w.line(errors + ".rethrow();");
   if (!dyn.empty()) w.close();
 }
 

@@ -86,7 +86,8 @@ struct DataDesc {
   /// StateStruct: Persistent and External ones, members of the program's state (allocated at
   /// init, or in the caller's workspace). Arena: at `arena_offset` in the call's arena.
   /// DeviceMalloc / DevicePool / PinnedHost: gpuMalloc, MallocAsync on stream 0 from the
-  /// stream-ordered pool, gpuHostAlloc. HostHeap: new[]. HostValue: a local variable of its SDFG's
+  /// stream-ordered pool, gpuHostAlloc. HostHeap: new[] (where it is placed: the call, the state,
+  /// or, on the CPU, a map scope whose transient is sized at run time). HostValue: a local variable of its SDFG's
   /// function (host scalars). ScopeValue / ScopeArray: a local of its map scope (one element; an
   /// array of constant size). SharedMemory: a __shared__ array of a thread-block kernel.
   enum class Alloc {

@@ -43,9 +43,14 @@ void place_allocations(SDFG& root, const CompileOptions& options) {
         case DataDesc::Place::MapScope:
           if (auto a = scope_alloc(d)) {
             d.alloc = *a;
+          } else if (!gpu) {  // sized at run time: new[] and delete[] around each iteration's use
+            d.alloc = Alloc::HostHeap;
           } else {
             diags.push_back(Diagnostic{"", walk::data_pointer(ptr, name), 0, 0,
-                                       fmt::format("transient \"{}\" inside a map scope needs a constant size", name)});
+                                       fmt::format("transient \"{}\" inside a map scope of a GPU program needs a "
+                                                   "constant size (sdfc allocates it in the scope, on the CPU only "
+                                                   "from the heap)",
+                                                   name)});
           }
           break;
         case DataDesc::Place::State:

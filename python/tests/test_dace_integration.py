@@ -472,3 +472,22 @@ def test_reduce_without_identity_continues_from_the_output(wcr, combine):
     expected = combine.reduce(np.concatenate([b[:, None], a], axis=1), axis=1)
     sdfg(A=a, B=b)
     np.testing.assert_array_equal(b, expected)
+
+
+def test_map_scope_transient_sized_at_run_time():
+    """A transient inside a map scope whose size is a symbol (DaCe's attention tests): allocated
+    from the heap in each iteration on the CPU, the values right."""
+    M, N = dace.symbol("M"), dace.symbol("N")
+
+    @dace.program
+    def rowwork(A: dace.float64[M, N], B: dace.float64[M, N]):
+        for i in dace.map[0:M]:
+            t = np.empty([N], dtype=np.float64)
+            t[:] = A[i] * 2.0
+            B[i] = t + 1.0
+
+    sdfc.dace.enable()
+    a = np.arange(35, dtype=np.float64).reshape(5, 7).copy()
+    b = np.zeros((5, 7))
+    rowwork(a, b)
+    np.testing.assert_array_equal(b, a * 2 + 1)

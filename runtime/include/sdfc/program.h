@@ -45,6 +45,26 @@ struct ErrorSlot {
   char message[1024] = {};
 };
 
+/// The first exception thrown by an iteration of an OpenMP parallel loop (an exception must not
+/// leave the parallel region): each iteration's body catches into it, the loop's end rethrows it.
+class LoopErrors {
+ public:
+  LoopErrors() = default;
+  LoopErrors(const LoopErrors&) = delete;
+  LoopErrors& operator=(const LoopErrors&) = delete;
+  void capture() noexcept {
+    Lock lock(&mutex_);
+    if (!first_) first_ = std::current_exception();
+  }
+  void rethrow() {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+  std::exception_ptr first_;
+};
+
 /// Runs a release when its scope is left by an exception (a size refused, or memory exhausted,
 /// after earlier allocations of the same call): generated code frees on the normal path itself,
 /// in the order the passes decided, and declares one of these after each heap allocation.
