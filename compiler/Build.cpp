@@ -629,20 +629,26 @@ std::string cache_key(const BuildRequest& req, const Plan& plan) {
   return h.hex_digest();
 }
 
-// The runtime library of a device compiler's toolkit. The toolkit is looked for where the compiler
-// lives (<toolkit>/bin/<compiler>, also after resolving links), then in the toolkit's usual homes:
-// the compiler found in PATH may be a wrapper script elsewhere (`/usr/local/bin/nvcc`). With no
-// toolkit directory holding the library, it is left to the linker's default search (Debian's
-// packages install it there).
-std::vector<std::string> runtime_link_flags(const std::string& compiler, std::vector<std::string> homes,
-                                            const char* lib) {
+// Where a device compiler's toolkit may be: where the compiler lives (<toolkit>/bin/<compiler>,
+// also after resolving links), then the toolkit's usual homes: the compiler found in PATH may be a
+// wrapper script elsewhere (`/usr/local/bin/nvcc`).
+std::vector<std::string> toolkit_roots(const std::string& compiler, const std::vector<std::string>& homes) {
   std::vector<std::string> roots = {fs::path(compiler).parent_path().parent_path().string()};
   std::error_code ec;
   fs::path real = fs::canonical(compiler, ec);
   if (!ec) roots.push_back(real.parent_path().parent_path().string());
   roots.insert(roots.end(), homes.begin(), homes.end());
+  return roots;
+}
+
+// The runtime library of a device compiler's toolkit (toolkit_roots). With no toolkit directory
+// holding the library, it is left to the linker's default search (Debian's packages install it
+// there).
+std::vector<std::string> runtime_link_flags(const std::string& compiler, std::vector<std::string> homes,
+                                            const char* lib) {
+  std::error_code ec;
   std::string file = std::string("lib") + lib + ".so";
-  for (const std::string& root : roots) {
+  for (const std::string& root : toolkit_roots(compiler, homes)) {
     if (root.empty()) continue;
     for (const char* libdir : {"lib64", "lib", "targets/x86_64-linux/lib"}) {
       fs::path dir = fs::path(root) / libdir;
@@ -657,12 +663,8 @@ std::vector<std::string> runtime_link_flags(const std::string& compiler, std::ve
 // library), for host sources that include the toolkit's runtime header: `-I<dir>`, or nothing.
 std::vector<std::string> toolkit_include_flags(const std::string& compiler, std::vector<std::string> homes,
                                                const char* header) {
-  std::vector<std::string> roots = {fs::path(compiler).parent_path().parent_path().string()};
   std::error_code ec;
-  fs::path real = fs::canonical(compiler, ec);
-  if (!ec) roots.push_back(real.parent_path().parent_path().string());
-  roots.insert(roots.end(), homes.begin(), homes.end());
-  for (const std::string& root : roots) {
+  for (const std::string& root : toolkit_roots(compiler, homes)) {
     if (root.empty()) continue;
     for (const char* dir : {"include", "targets/x86_64-linux/include"})
       if (fs::exists(fs::path(root) / dir / header, ec)) return {"-I" + (fs::path(root) / dir).string()};
