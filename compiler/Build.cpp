@@ -666,8 +666,15 @@ std::vector<std::string> toolkit_include_flags(const std::string& compiler, std:
   std::error_code ec;
   for (const std::string& root : toolkit_roots(compiler, homes)) {
     if (root.empty()) continue;
-    for (const char* dir : {"include", "targets/x86_64-linux/include"})
-      if (fs::exists(fs::path(root) / dir / header, ec)) return {"-I" + (fs::path(root) / dir).string()};
+    for (const char* dir : {"include", "targets/x86_64-linux/include"}) {
+      fs::path folder = fs::path(root) / dir;
+      if (!fs::exists(folder / header, ec)) continue;
+      // a toolkit installed into the system's folders (Debian's nvcc in /usr/bin): the compiler
+      // searches /usr/include itself, and -I of a system folder breaks the standard library's
+      // #include_next
+      if (folder == "/usr/include" || folder == "/usr/local/include") return {};
+      return {"-I" + folder.string()};
+    }
   }
   return {};
 }
