@@ -128,13 +128,18 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   }
   const int* block = plan.block;
   int threads = block[0] * block[1] * block[2];
-  // Each thread computes `rows` consecutive points along axis `march` (outline-kernels).
+  // Each thread computes `rows` points along axis `march` (outline-kernels): consecutive ones along
+  // y or z, or along x (1D maps) a block apart, with a copy of the body without bound checks for
+  // blocks whose points are all inside the map.
   const int rows = plan.rows;
   const std::size_t march = static_cast<std::size_t>(plan.march);
+  const bool strided_x = rows > 1 && march == 0;
+  SDFC_ASSERT(!strided_x || (dims == 1 && plan.layouts.size() == 1 && plan.layouts[0].lead == 0),
+              "points a block apart along x are planned for 1D kernels without lead threads only");
   const char* axis[] = {"x", "y", "z"};
   // The body is the same in every layout (it reads the map's parameters): printed once, at the
   // depth it has in each kernel (inside the marching loop when rows > 1).
-  CodeWriter bw(rows > 1 ? 2 : 1);
+  CodeWriter bw(strided_x ? 3 : rows > 1 ? 2 : 1);
   in_kernel_ = true;
   emit_scope(kc, st, ptr, id, bw, true);
   in_kernel_ = false;
@@ -200,6 +205,29 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       kw.line(
           fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
     };
+    if (strided_x) {
+      const RangeDim& r = m.range[0];
+      std::string n_x = sym(extent(r));
+      kw.line(fmt::format("const int64_t __tx0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * {} + threadIdx.x;", rows));
+      for (bool whole : {true, false}) {
+        if (whole)
+          kw.open(fmt::format("if ((static_cast<int64_t>(blockIdx.x) + 1) * blockDim.x * {} <= {})", rows, n_x));
+        else
+          kw.open("else");
+        kw.line("#pragma unroll");
+        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
+        kw.line("const int64_t __tx = __tx0 + static_cast<int64_t>(__row) * blockDim.x;");
+        if (!whole) kw.line(fmt::format("if (__tx >= {}) return;", n_x));
+        kw.line(fmt::format("const int64_t {} = {} + __tx * {};", ident(m.params[0]), sym(r.start), sym(r.step)));
+        kw.raw(bw.str());
+        kw.close();
+        kw.close();
+      }
+      kw.close();
+      out_.kernels.push_back(kw.str());
+      knames.push_back(kname);
+      continue;
+    }
     // With rows > 1 the marching loop is innermost: the other axes first.
     for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
       if (k < dims) index(k);
@@ -217,8 +245,14 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     if (l.lead > 0) leads = fmt::format(", lead {} along x (aligned warps)", l.lead);
   w.line(fmt::format(
       "// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
-      fmt::join(knames, " or "), n.stream, rows > 1 ? fmt::format(", {} rows per thread", rows) : "",
-      plan.layouts.size() > 1 ? fmt::format(", the layout by the strides of {}", plan.layout_data) : leads));
+      fmt::join(knames, " or "), n.stream,
+      strided_x  ? fmt::format(", {} points per thread a block apart", rows)
+      : rows > 1 ? fmt::format(", {} rows per thread", rows)
+                 : "",
+      plan.layouts.size() > 1    ? fmt::format(", the layout by the strides of {}", plan.layout_data)
+      : !plan.layout_data.empty() ? fmt::format(", {} along x (unit stride of {}){}",
+                                                m.params[static_cast<std::size_t>(plan.layouts[0].x)], plan.layout_data, leads)
+                                  : leads));
   stream_waits(n.stream, n.wait_events, w);
   w.open("");
   if (plan.layouts.size() > 1) {

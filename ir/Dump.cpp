@@ -270,6 +270,10 @@ class Dumper {
     auto lead = [](const KernelPlan::Layout& l) {
       return l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string();
     };
+    if (k.layouts.size() == 1 && !k.layout_data.empty())
+      return fmt::format(", x = {} (the unit stride of {} dimension {}){}",
+                         params.at(static_cast<std::size_t>(k.layouts[0].x)), k.layout_data, k.layouts[0].data_dim,
+                         lead(k.layouts[0]));
     if (k.layouts.size() == 1) return lead(k.layouts[0]);
     std::string out = fmt::format(", layouts by the strides of {} (smallest |stride| on x):", k.layout_data);
     for (std::size_t i = 0; i < k.layouts.size(); ++i)
@@ -288,7 +292,9 @@ class Dumper {
         k.thread_block
             ? "one block per point, thread-block maps on " + shape + " threads"
             : "one thread per point, blocks of " + shape +
-                  (k.rows > 1 ? fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y") : "") +
+                  (k.rows > 1 ? k.march == 0 ? fmt::format(", {} points per thread a block apart along x", k.rows)
+                               : fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y")
+                   : "") +
                   layouts(k, params);
     if (k.dependent_launch)
       how += k.early_trigger_blocks_per_sm > 0

@@ -164,8 +164,11 @@ struct KernelPlan {
   /// semantics); otherwise one thread per point and the thread-block maps are loops in each.
   bool thread_block = false;
   int block[3] = {1, 1, 1};  ///< threads per block, x first
-  int rows = 1;              ///< points per thread along `march` (maps of 2 or more dimensions)
-  int march = 1;             ///< the axis (1: y, 2: z) a thread marches along when rows > 1
+  /// Points per thread along `march`: consecutive points along y or z (maps of 2 or more
+  /// dimensions), or along x (1D maps) points a block apart, so that each row of a block stays
+  /// coalesced; a block whose points are all inside the map runs its rows without bound checks.
+  int rows = 1;
+  int march = 1;  ///< the axis (0: x, 1: y, 2: z) a thread marches along when rows > 1
   /// Which map dimension runs along x, and the warps' alignment there. The other dimensions keep
   /// their order on the remaining axes (the last of them on y, then z; maps of more than three
   /// dimensions: the last on x, the one before on y, the rest flattened into z, one layout).
@@ -174,7 +177,7 @@ struct KernelPlan {
     /// Idle threads launched along x before the map's first point, so that warps start where the
     /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
     int lead = 0;
-    int data_dim = -1;  ///< several layouts: the dimension of `layout_data` that x indexes
+    int data_dim = -1;  ///< with `layout_data`: the dimension of `layout_data` that x indexes
   };
   /// The default layout first. A kernel over data whose unit stride is known only at the call
   /// (strides that are symbols, as GT4Py passes them) has one layout per candidate x dimension:
@@ -182,7 +185,9 @@ struct KernelPlan {
   /// `layout_data` with the smallest |stride| (the first on ties), so that threads next to each
   /// other along x touch neighbouring elements in C order and in GT4Py's order alike.
   std::vector<Layout> layouts{Layout{}};
-  std::string layout_data;  ///< the container whose strides choose the layout (several layouts)
+  /// The container whose strides chose the layout: at the call (several layouts), or here, where
+  /// one of its strides is the constant 1 (one layout, x on the parameter indexing that dimension).
+  std::string layout_data;
   /// Programmatic dependent launch (CUDA, sm_90+): launched with programmatic stream
   /// serialization, so it may start while the kernel before it on its stream is finishing; its
   /// first statement waits until the kernels before it have completed and their writes are

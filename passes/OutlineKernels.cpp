@@ -23,6 +23,10 @@ namespace {
 /// Points per thread along the slowest axis of kernels of 2 or more dimensions
 /// (bench/GpuBench.cu measures 1, 2, 4, 8; docs/benchmarks.md).
 constexpr int kRowsPerThread = 4;
+/// Points per thread of 1D kernels, a block apart: b = 2a + 1 over 16.7 M float64 on the H200
+/// (bench/experiments/elementwise_1d.cu) reached 0.80 of a same-size copy with one point per
+/// thread, 0.99-1.00 with two and unchecked whole blocks (on the H100 both 0.96-1.01).
+constexpr int kPointsPerThread1D = 2;
 /// Planes per thread of 3D kernels, which march along z: GT4Py's 3D Laplacian on the H200 at five
 /// grid sizes, 4 / 8 / 16 fully unrolled planes (bench/experiments/lap3d_variants.cu,
 /// docs/benchmarks.md): 16 is the fastest or as fast at each, 8 the slowest.
@@ -185,8 +189,15 @@ class Outliner {
     // flatten their first ones into z, so they march along y.
     auto code_nodes = std::count_if(nodes.begin(), nodes.end(), [&](int v) { return is_code_node(st.node(v)); });
     int planes = code_nodes <= kMaxPlaneUnrolledNodes ? kPlanesPerThread : kRowsPerThread;
-    k.rows = dims >= 2 && coarsen_rows(st, id, nodes) ? (dims == 3 ? planes : kRowsPerThread) : 1;
+    bool coarsen = coarsen_rows(st, id, nodes);
+    k.rows = dims >= 2 && coarsen ? (dims == 3 ? planes : kRowsPerThread) : 1;
     k.march = dims == 3 ? 2 : 1;
+    // 1D maps: two points a block apart, where the body is small (it is printed twice: for whole
+    // blocks and, with bound checks, for the last) and the range needs no idle lead threads.
+    if (dims == 1 && coarsen && code_nodes <= kMaxPlaneUnrolledNodes && lead(m.range[0]) == 0) {
+      k.rows = kPointsPerThread1D;
+      k.march = 0;
+    }
     // A map over an interior (x from 1, as stencils' maps start) launches that many idle threads
     // first, so that each warp reads and writes whole aligned segments where the map's index 0 is
     // aligned (GT4Py's 3D Laplacian on the H200: 0.76 -> 0.85 of the copy bandwidth with 8 planes;
@@ -202,37 +213,46 @@ class Outliner {
     return start && step && *step == 1 && *start > 0 ? static_cast<int>(*start % kWarpAlignment) : 0;
   }
 
-  /// A second layout (KernelPlan::layouts) where the data's unit stride is known only at the
-  /// call: the container the kernel's code nodes access most often (GPU data of two or more
-  /// dimensions, none of whose strides is the constant 1) decides; if the map parameter that
-  /// indexes its last dimension (unit stride in C order) is not the default's x, the kernel gets a
-  /// layout with that parameter on x, and the launch picks by the container's strides. Fortran
-  /// order (the first dimension fastest) keeps the default layout.
+  /// The layout of a kernel of 2 or 3 dimensions, from the container its code nodes access most
+  /// often (GPU data of two or more dimensions; on ties, one whose unit stride is known):
+  /// - its unit stride is known (a stride that is the constant 1, as in GT4Py's transients, whose
+  ///   first dimension is contiguous): the map parameter that indexes that dimension runs on x, so
+  ///   that neighbouring threads touch neighbouring elements (GT4Py's shift3d on the H100 was 1.36 x
+  ///   DaCe's time with the last parameter on x and the transients' first dimension contiguous);
+  /// - its strides are all unknown (symbols, as GT4Py passes its arguments): a second layout
+  ///   (KernelPlan::layouts) if the map parameter that indexes its last dimension (unit stride in
+  ///   C order) is not the default's x, and the launch picks by the container's strides. Fortran
+  ///   order (the first dimension fastest) keeps the default layout.
   void plan_layouts(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                     KernelPlan& k) {
     const MapInfo& m = st.node(id).map;
     struct Use {
       int count = 0;
+      int unit_dim = -1;          // the dimension whose stride is the constant 1, if any
       std::map<int, int> dim_of;  // map parameter -> the container's dimension it indexes
     };
     std::map<std::string, Use> uses;
-    auto unit_stride_unknown = [](const DataDesc& d) {
-      if (d.kind != DataKind::Array || d.strides.size() < 2 || !is_gpu_storage(d.storage)) return false;
-      if (d.place == DataDesc::Place::MapScope) return false;
-      return std::none_of(d.strides.begin(), d.strides.end(), [](const Expr& e) {
-        auto c = as_constant(e);
-        return c && *c == 1;
-      });
+    auto candidate = [](const DataDesc& d) {
+      return d.kind == DataKind::Array && d.strides.size() >= 2 && is_gpu_storage(d.storage) &&
+             d.place != DataDesc::Place::MapScope;
     };
-    for (int v : nodes) {
-      if (!is_code_node(st.node(v))) continue;
+    auto unit_dim = [](const DataDesc& d) {
+      for (std::size_t j = 0; j < d.strides.size(); ++j) {
+        auto c = as_constant(d.strides[j]);
+        if (c && *c == 1) return static_cast<int>(j);
+      }
+      return -1;
+    };
+    for (int v : nodes) {  // the accesses of code nodes, and of copies through access nodes in the scope
+      if (!is_code_node(st.node(v)) && st.node(v).kind != NodeKind::Access) continue;
       std::vector<const DataEdge*> edges = ix.in[static_cast<std::size_t>(v)];
       edges.insert(edges.end(), ix.out[static_cast<std::size_t>(v)].begin(), ix.out[static_cast<std::size_t>(v)].end());
       for (const DataEdge* e : edges) {
         const DataDesc* d = e->memlet.data.empty() ? nullptr : s.find_data(e->memlet.data);
-        if (!d || !e->memlet.subset || !unit_stride_unknown(*d)) continue;
+        if (!d || !e->memlet.subset || !candidate(*d)) continue;
         Use& u = uses[e->memlet.data];
         ++u.count;
+        u.unit_dim = unit_dim(*d);
         const auto& subset = *e->memlet.subset;
         for (std::size_t j = 0; j < subset.size(); ++j) {
           std::set<std::string> syms;
@@ -244,13 +264,25 @@ class Outliner {
         }
       }
     }
-    auto most = std::max_element(uses.begin(), uses.end(),
-                                 [](const auto& a, const auto& b) { return a.second.count < b.second.count; });
+    auto most = std::max_element(uses.begin(), uses.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.second.count, a.second.unit_dim >= 0) < std::pair(b.second.count, b.second.unit_dim >= 0);
+    });
     if (most == uses.end()) return;
-    const auto& [name, use] = *most;
-    int last_dim = static_cast<int>(s.find_data(name)->shape.size()) - 1;
+    const std::string& name = most->first;
+    const Use& use = most->second;
     int default_x = k.layouts[0].x;
-    auto fastest = std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == last_dim; });
+    auto indexing = [&](int dim) {
+      return std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
+    };
+    if (use.unit_dim >= 0) {
+      auto unit = indexing(use.unit_dim);
+      if (unit == use.dim_of.end() || unit->first == default_x) return;
+      k.layout_data = name;
+      k.layouts[0] = KernelPlan::Layout{unit->first, lead(m.range[static_cast<std::size_t>(unit->first)]), use.unit_dim};
+      return;
+    }
+    int last_dim = static_cast<int>(s.find_data(name)->shape.size()) - 1;
+    auto fastest = indexing(last_dim);
     if (!use.dim_of.count(default_x) || fastest == use.dim_of.end() || fastest->first == default_x) return;
     k.layout_data = name;
     k.layouts[0].data_dim = use.dim_of.at(default_x);

@@ -1,6 +1,6 @@
 // outline-kernels' launch geometry (passes/OutlineKernels.h): the lead along x for maps over an
 // interior, the planes a 3D kernel's thread marches (16, or 4 for big bodies), the layouts of
-// kernels over data whose unit stride is known only at the call, and which kernels are
+// kernels over data whose unit stride is known here or only at the call, and which kernels are
 // programmatic dependent launches.
 #include <fmt/format.h>
 
@@ -92,11 +92,23 @@ TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutWithItsLa
   EXPECT_EQ(plan_of(*c_order).layouts.size(), 1u);
 }
 
-TEST(OutlineKernels, ConstantUnitStridesKeepTheDefaultLayout) {
-  auto constant = with_strides(chain3d(1, "0"), {"1", "N", "N * N"});  // Fortran order, known
-  const KernelPlan& p = plan_of(*constant);
-  EXPECT_EQ(p.layouts.size(), 1u);
-  EXPECT_TRUE(p.layout_data.empty());
+TEST(OutlineKernels, AKnownUnitStridePutsTheParameterIndexingItOnX) {
+  // The map [k, i, j] over A[k, i, j] in Fortran order (k's dimension contiguous, as GT4Py's
+  // transients on the GPU): k on x, decided here, one layout.
+  auto fortran = with_strides(chain3d(1, "0"), {"1", "N", "N * N"});
+  const KernelPlan& p = plan_of(*fortran);
+  ASSERT_EQ(p.layouts.size(), 1u);
+  EXPECT_EQ(p.layout_data, "A");  // A and B tie; the first by name
+  EXPECT_EQ(p.layouts[0].x, 0);
+  EXPECT_EQ(p.layouts[0].data_dim, 0);
+  EXPECT_EQ(dim_on_axis(p.layouts[0], 1, 3), 2);  // the others in their order, the last on y
+  EXPECT_EQ(dim_on_axis(p.layouts[0], 2, 3), 1);
+  // C order, known: the default already has the contiguous dimension on x.
+  auto c_order = with_strides(chain3d(1, "0"), {"N * N", "N", "1"});
+  const KernelPlan& c = plan_of(*c_order);
+  ASSERT_EQ(c.layouts.size(), 1u);
+  EXPECT_EQ(c.layouts[0].x, 2);
+  EXPECT_TRUE(c.layout_data.empty());
 }
 
 TEST(OutlineKernels, ThreeDimensionalKernelsMarchSixteenPlanesUnlessTheirBodyIsBig) {
@@ -137,4 +149,51 @@ TEST(OutlineKernels, KernelsAreDependentLaunchesOnCudaFromSm90Only) {
   EXPECT_FALSE(dependent(Target::CUDA, "sm_90", false));  // --no-dependent-launch
   EXPECT_FALSE(dependent(Target::HIP, ""));
   EXPECT_FALSE(dependent(Target::HIP, "gfx942"));
+}
+
+namespace {
+
+/// A 1D GPU map over i in [start, N) with `tasklets` chained tasklets, B[i] = A[i] + tasklets.
+std::unique_ptr<SDFG> map1d(const std::string& start, int tasklets = 1) {
+  SDFGBuilder b("map1d");
+  b.symbol("N");
+  b.array("A", DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  b.array("B", DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  for (int t = 0; t + 1 < tasklets; ++t) b.scalar(fmt::format("s{}", t), DType::Float64, true);
+  auto s = b.state("s");
+  auto [entry, exit] = s.map("m", {"i"}, {start + ":N"}, ScheduleType::GPU_Device);
+  int a = s.access("A"), out = s.access("B");
+  int prev = -1;
+  for (int t = 0; t < tasklets; ++t) {
+    int node = s.tasklet(fmt::format("t{}", t), {"x"}, {"y"}, "y = x + 1", Language::Python, entry);
+    if (t == 0)
+      s.edge(entry, "OUT_A", node, "x", "A", "i");
+    else
+      s.edge(prev, "", node, "x", fmt::format("s{}", t - 1), "0");
+    if (t + 1 == tasklets) {
+      s.edge(node, "y", exit, "IN_B", "B", "i");
+    } else {
+      prev = s.access(fmt::format("s{}", t), entry);
+      s.edge(node, "y", prev, "", fmt::format("s{}", t), "0");
+    }
+  }
+  s.edge(a, "", entry, "IN_A", "A", start + ":N");
+  s.edge(exit, "OUT_B", out, "", "B", start + ":N");
+  return b.build();
+}
+
+}  // namespace
+
+TEST(OutlineKernels, OneDimensionalKernelsComputeTwoPointsABlockApart) {
+  auto small = map1d("0");
+  const KernelPlan& p = plan_of(*small);
+  EXPECT_EQ(p.rows, 2);
+  EXPECT_EQ(p.march, 0);
+  // Not where the range needs idle lead threads (from 1: aligned warps instead) or the body is
+  // big (it is printed twice).
+  auto interior = map1d("1");
+  EXPECT_EQ(plan_of(*interior).rows, 1);
+  EXPECT_EQ(plan_of(*interior).layouts[0].lead, 1);
+  auto big = map1d("0", 40);
+  EXPECT_EQ(plan_of(*big).rows, 1);
 }
