@@ -208,7 +208,8 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     if (strided_x) {
       const RangeDim& r = m.range[0];
       std::string n_x = sym(extent(r));
-      kw.line(fmt::format("const int64_t __tx0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * {} + threadIdx.x;", rows));
+      kw.line(
+          fmt::format("const int64_t __tx0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * {} + threadIdx.x;", rows));
       for (bool whole : {true, false}) {
         if (whole)
           kw.open(fmt::format("if ((static_cast<int64_t>(blockIdx.x) + 1) * blockDim.x * {} <= {})", rows, n_x));
@@ -243,16 +244,16 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   std::string leads;
   for (auto& l : plan.layouts)
     if (l.lead > 0) leads = fmt::format(", lead {} along x (aligned warps)", l.lead);
-  w.line(fmt::format(
-      "// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
-      fmt::join(knames, " or "), n.stream,
-      strided_x  ? fmt::format(", {} points per thread a block apart", rows)
-      : rows > 1 ? fmt::format(", {} rows per thread", rows)
-                 : "",
-      plan.layouts.size() > 1    ? fmt::format(", the layout by the strides of {}", plan.layout_data)
-      : !plan.layout_data.empty() ? fmt::format(", {} along x (unit stride of {}){}",
-                                                m.params[static_cast<std::size_t>(plan.layouts[0].x)], plan.layout_data, leads)
-                                  : leads));
+  w.line(fmt::format("// map {}[{}] (GPU_Device, {}): kernel {} on stream {}{}{}", m.label, range_str(m.range), np,
+                     fmt::join(knames, " or "), n.stream,
+                     strided_x  ? fmt::format(", {} points per thread a block apart", rows)
+                     : rows > 1 ? fmt::format(", {} rows per thread", rows)
+                                : "",
+                     plan.layouts.size() > 1 ? fmt::format(", the layout by the strides of {}", plan.layout_data)
+                     : !plan.layout_data.empty()
+                         ? fmt::format(", {} along x (unit stride of {}){}",
+                                       m.params[static_cast<std::size_t>(plan.layouts[0].x)], plan.layout_data, leads)
+                         : leads));
   stream_waits(n.stream, n.wait_events, w);
   w.open("");
   if (plan.layouts.size() > 1) {

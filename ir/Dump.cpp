@@ -292,9 +292,10 @@ class Dumper {
         k.thread_block
             ? "one block per point, thread-block maps on " + shape + " threads"
             : "one thread per point, blocks of " + shape +
-                  (k.rows > 1 ? k.march == 0 ? fmt::format(", {} points per thread a block apart along x", k.rows)
-                               : fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y")
-                   : "") +
+                  (k.rows > 1 ? k.march == 0
+                                    ? fmt::format(", {} points per thread a block apart along x", k.rows)
+                                    : fmt::format(", {} rows per thread along {}", k.rows, k.march == 2 ? "z" : "y")
+                              : "") +
                   layouts(k, params);
     if (k.dependent_launch)
       how += k.early_trigger_blocks_per_sm > 0

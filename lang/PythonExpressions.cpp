@@ -260,13 +260,24 @@ Value Translator::complex_binary(BinOp op, Value a, Value b) {
 
 /// `a is None`, `a is not None` (and None on the left): a value here (a connector, a symbol, a
 /// number) is never None, so the answer is known. The code generator turns such a comparison of
-/// a pointer argument (DaCe's optional arrays) into a null test before it gets here.
+/// a pointer argument (DaCe's optional arrays) into a null test before it gets here. `b is True`,
+/// `b is not False` (either order) of a bool value: Python's bools are the two singletons, so
+/// identity is equality there (DaCe's `if C is False:` over a bool argument).
 Value Translator::identity(CmpOp op, const ExprNode& e) {
   auto none = [](const Expr& x) { return x->kind == ExprKind::Symbol && x->name == "None"; };
+  auto boolean = [](const Expr& x) { return x->kind == ExprKind::Bool; };
   const char* text = op == CmpOp::Is ? "is" : "is not";
-  if (!none(e.args[0]) && !none(e.args[1]))
-    fail(fmt::format("'{}' between two values in {} is not supported; only comparisons with None are (use == or !=)",
-                     text, where()));
+  if (!none(e.args[0]) && !none(e.args[1])) {
+    if (boolean(e.args[0]) || boolean(e.args[1])) {
+      Value a = expr(e.args[0]), b = expr(e.args[1]);
+      if (a.type == DType::Bool && b.type == DType::Bool)
+        return infix(a, op == CmpOp::Is ? "==" : "!=", b, kEq, DType::Bool);
+    }
+    fail(fmt::format(
+        "'{}' between two values in {} is not supported; only comparisons with None, and of a bool with True or "
+        "False, are (use == or !=)",
+        text, where()));
+  }
   bool same = none(e.args[0]) && none(e.args[1]);
   for (const Expr& x : e.args)
     if (!none(x)) expr(x);  // the other side must be a known name
@@ -426,10 +437,14 @@ Value Translator::call(const ExprNode& e) {
 /// one of them or has no complex argument.
 std::optional<Value> Translator::complex_function(const ExprNode& e, std::string_view base) {
   static const std::set<std::string_view> parts = {"real", "imag", "conj", "conjugate", "angle"};
-  static const std::set<std::string_view> complex_valued = {"exp", "log", "log10", "log2", "reciprocal", "sqrt",
-                                                            "sin", "cos", "tan",   "sinh", "cosh",       "tanh"};
+  static const std::set<std::string_view> complex_valued = {
+      "exp",   "exp2",  "expm1", "log",   "log10", "log2", "log1p", "reciprocal",  "sqrt",
+      "sin",   "cos",   "tan",   "sinh",  "cosh",  "tanh", "asin",  "acos",        "atan",
+      "asinh", "acosh", "atanh", "round", "rint",  "sign", "sgn",   "sign_numpy_2"};
+  static const std::set<std::string_view> predicates = {"isnan", "isinf", "isfinite"};
   bool part = parts.count(base) > 0;
-  if (!part && !complex_valued.count(base) && base != "abs" && base != "absolute") return std::nullopt;
+  if (!part && !complex_valued.count(base) && !predicates.count(base) && base != "abs" && base != "absolute")
+    return std::nullopt;
   if (e.args.size() != 1) return std::nullopt;
   Value z = expr(e.args[0]);
   if (!is_complex(z.type)) {
@@ -447,7 +462,9 @@ std::optional<Value> Translator::complex_function(const ExprNode& e, std::string
                              z.text),
                  kPrimary, complex_part(z.type)};
   if (base == "conj" || base == "conjugate") return Value{fmt::format("sdfc::rt::conj({})", z.text), kPrimary, z.type};
-  return Value{fmt::format("sdfc::rt::{}({})", base, z.text), kPrimary, z.type};
+  if (predicates.count(base)) return Value{fmt::format("sdfc::rt::{}({})", base, z.text), kPrimary, DType::Bool};
+  std::string_view fn = base == "rint" ? "round" : base == "sgn" ? "sign" : base;
+  return Value{fmt::format("sdfc::rt::{}({})", fn, z.text), kPrimary, z.type};
 }
 
 void Translator::check_arity(const ExprNode& e, int arity) const {

@@ -278,7 +278,8 @@ class Outliner {
       auto unit = indexing(use.unit_dim);
       if (unit == use.dim_of.end() || unit->first == default_x) return;
       k.layout_data = name;
-      k.layouts[0] = KernelPlan::Layout{unit->first, lead(m.range[static_cast<std::size_t>(unit->first)]), use.unit_dim};
+      k.layouts[0] =
+          KernelPlan::Layout{unit->first, lead(m.range[static_cast<std::size_t>(unit->first)]), use.unit_dim};
       return;
     }
     int last_dim = static_cast<int>(s.find_data(name)->shape.size()) - 1;

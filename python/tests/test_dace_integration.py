@@ -381,6 +381,49 @@ def test_complex_logarithms_and_reciprocal():
         np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("ctype", [np.complex64, np.complex128])
+def test_complex_inverse_trigonometry_exponentials_and_predicates(ctype):
+    """NumPy's ufuncs of complex data that DaCe's ufunc tests call (C99's principal branches,
+    NumPy 1's sign, rint per part, isnan / isinf / isfinite of either part) through sdfc."""
+    dt = dace.complex64 if ctype == np.complex64 else dace.complex128
+
+    @dace.program
+    def many(z: dt[N], o: dt[11, N], p: dace.bool_[3, N]):
+        o[0] = np.arcsin(z)
+        o[1] = np.arccos(z)
+        o[2] = np.arctan(z)
+        o[3] = np.arcsinh(z)
+        o[4] = np.arccosh(z)
+        o[5] = np.arctanh(z)
+        o[6] = np.exp2(z)
+        o[7] = np.expm1(z)
+        o[8] = np.log1p(z)
+        o[9] = np.rint(z)
+        o[10] = np.sign(z)
+        p[0] = np.isnan(z)
+        p[1] = np.isinf(z)
+        p[2] = np.isfinite(z)
+
+    sdfc.dace.enable()
+    re = np.array([-3.0, -1.5, -0.5, 0.0, 0.0, 0.25, 0.5, 2.5, 3.5, np.nan, np.inf, 1.0])
+    im = np.array([2.0, 0.0, -0.75, 0.0, -2.0, 0.0, 1.5, -1.0, 0.0, 1.0, 0.0, np.nan])
+    z = (re + 1j * im).astype(ctype)
+    n = z.size
+    o = np.zeros((11, n), dtype=ctype)
+    p = np.zeros((3, n), dtype=np.bool_)
+    with np.errstate(all="ignore"):
+        many(z, o, p)
+        want = [np.arcsin(z), np.arccos(z), np.arctan(z), np.arcsinh(z), np.arccosh(z), np.arctanh(z), np.exp2(z),
+                np.expm1(z), np.log1p(z), np.rint(z), np.sign(z)]
+    finite = np.isfinite(z)  # the functions' values at infinities and NaNs are not compared
+    tol = 1e-5 if ctype == np.complex64 else 1e-12
+    for i, w in enumerate(want):
+        np.testing.assert_allclose(o[i][finite], w[finite], rtol=tol, atol=tol, err_msg=f"function {i}")
+    np.testing.assert_array_equal(p[0], np.isnan(z))
+    np.testing.assert_array_equal(p[1], np.isinf(z))
+    np.testing.assert_array_equal(p[2], np.isfinite(z))
+
+
 def test_constants_are_filled_once_and_read():
     """SDFG constants (`constants_prop`): an advanced-indexing index list and a NumPy array literal,
     in the top-level SDFG and in a nested one, read right on every call (DaCe's frontend,

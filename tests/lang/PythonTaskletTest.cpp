@@ -495,6 +495,27 @@ TEST(PythonTasklet, ComplexNumbers) {
             "o = (x > 0 ? -c : static_cast<dace::complex128>(0));\n");
 }
 
+TEST(PythonTasklet, ComplexUfuncs) {
+  const DType c64 = DType::Complex64;
+  auto z = scope({{"c", c64}}, {{"o", c64}, {"b", DType::Bool}});
+  // NumPy's functions of complex data as DaCe's frontend writes them (sdfc/complex.h).
+  EXPECT_EQ(translate("o = asinh(c) + acos(c) + expm1(c) + log1p(c)", z),
+            "o = sdfc::rt::asinh(c) + sdfc::rt::acos(c) + sdfc::rt::expm1(c) + sdfc::rt::log1p(c);\n");
+  EXPECT_EQ(translate("o = rint(c) + sign(c) + sign_numpy_2(c)", z),
+            "o = sdfc::rt::round(c) + sdfc::rt::sign(c) + sdfc::rt::sign_numpy_2(c);\n");
+  EXPECT_EQ(translate("b = isnan(c) or isfinite(c)", z), "b = sdfc::rt::isnan(c) || sdfc::rt::isfinite(c);\n");
+}
+
+TEST(PythonTasklet, IdentityWithBoolsAndNone) {
+  auto s = scope({{"f", DType::Bool}, {"x", kF64}}, {{"b", DType::Bool}});
+  EXPECT_EQ(translate("b = f is False", s), "b = f == false;\n");
+  EXPECT_EQ(translate("b = True is not f", s), "b = true != f;\n");
+  EXPECT_EQ(translate("b = x is None", s), "b = false;\n");
+  EXPECT_EQ(message_of("b = x is True", s),
+            "'is' between two values in tasklet line 1 is not supported; only comparisons with None, and of a bool "
+            "with True or False, are (use == or !=)");
+}
+
 TEST(PythonTasklet, ErrorCalls) {
   EXPECT_EQ(message_of("o = math.sqrt(x, y)"), "function 'math.sqrt' in tasklet line 1 takes 1 argument, got 2");
   EXPECT_EQ(message_of("o = max(x)"), "function 'max' in tasklet line 1 takes at least 2 arguments, got 1");

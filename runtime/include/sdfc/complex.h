@@ -185,6 +185,101 @@ template <typename T>
 SDFC_CHD_NC complex<T> tanh(const complex<T>& z) {
   return sinh(z) / cosh(z);
 }
+/// NumPy's exp2, expm1 and log1p of a complex number (numpy's npymath formulas: expm1 and log1p
+/// keep their precision for small |z| in the real part).
+template <typename T>
+SDFC_CHD_NC complex<T> exp2(const complex<T>& z) {
+  return exp(complex<T>(z.re * T(0.69314718055994530942), z.im * T(0.69314718055994530942)));
+}
+template <typename T>
+SDFC_CHD_NC complex<T> expm1(const complex<T>& z) {
+  T s = std::sin(z.im / 2);
+  return {std::expm1(z.re) * std::cos(z.im) - 2 * s * s, std::exp(z.re) * std::sin(z.im)};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> log1p(const complex<T>& z) {
+  return {std::log(std::hypot(z.re + 1, z.im)), std::atan2(z.im, z.re + 1)};
+}
+/// The inverse trigonometric and hyperbolic functions with C99's principal branches (NumPy's):
+/// the host's std::complex functions; in kernels, their logarithmic forms.
+template <typename T>
+SDFC_CHD_NC complex<T> asinh(const complex<T>& z) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  if (z.re < 0) return -asinh(-z);  // odd: keeps the branch of the logarithm's principal value
+  return log(z + sqrt(z * z + complex<T>(T(1))));
+#else
+  return std::asinh(std::complex<T>(z.re, z.im));
+#endif
+}
+template <typename T>
+SDFC_CHD_NC complex<T> asin(const complex<T>& z) {  // -i asinh(i z)
+  complex<T> w = asinh(complex<T>(-z.im, z.re));
+  return {w.im, -w.re};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> acos(const complex<T>& z) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  complex<T> a = asin(z);
+  return {T(1.57079632679489661923) - a.re, -a.im};
+#else
+  return std::acos(std::complex<T>(z.re, z.im));
+#endif
+}
+template <typename T>
+SDFC_CHD_NC complex<T> atanh(const complex<T>& z) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  complex<T> w = log1p(z) - log1p(-z);
+  return {w.re / 2, w.im / 2};
+#else
+  return std::atanh(std::complex<T>(z.re, z.im));
+#endif
+}
+template <typename T>
+SDFC_CHD_NC complex<T> atan(const complex<T>& z) {  // -i atanh(i z)
+  complex<T> w = atanh(complex<T>(-z.im, z.re));
+  return {w.im, -w.re};
+}
+template <typename T>
+SDFC_CHD_NC complex<T> acosh(const complex<T>& z) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return log(z + sqrt(z + complex<T>(T(1))) * sqrt(z - complex<T>(T(1))));
+#else
+  return std::acosh(std::complex<T>(z.re, z.im));
+#endif
+}
+/// NumPy's isnan, isinf and isfinite of a complex number: of either part, of both parts.
+template <typename T>
+SDFC_CHD_NC bool isnan(const complex<T>& z) {
+  return std::isnan(z.re) || std::isnan(z.im);
+}
+template <typename T>
+SDFC_CHD_NC bool isinf(const complex<T>& z) {
+  return std::isinf(z.re) || std::isinf(z.im);
+}
+template <typename T>
+SDFC_CHD_NC bool isfinite(const complex<T>& z) {
+  return std::isfinite(z.re) && std::isfinite(z.im);
+}
+/// NumPy's rint / round of a complex number: each part to nearest, ties to even.
+template <typename T>
+SDFC_CHD_NC complex<T> round(const complex<T>& z) {
+  return {std::nearbyint(z.re), std::nearbyint(z.im)};
+}
+/// NumPy 1's sign of a complex number: the sign of the real part, or of the imaginary part where
+/// the real part is 0, as a complex number (NaN where either part is NaN).
+template <typename T>
+SDFC_CHD_NC complex<T> sign(const complex<T>& z) {
+  if (z.re != z.re || z.im != z.im) return {T(NAN), T(0)};
+  T s = z.re > 0 ? T(1) : z.re < 0 ? T(-1) : z.im > 0 ? T(1) : z.im < 0 ? T(-1) : T(0);
+  return {s, T(0)};
+}
+/// NumPy 2's sign of a complex number: z / |z|, 0 for 0 (DaCe's `sign_numpy_2`).
+template <typename T>
+SDFC_CHD_NC complex<T> sign_numpy_2(const complex<T>& z) {
+  if (z.re == 0 && z.im == 0) return {T(0), T(0)};
+  T m = abs(z);
+  return {z.re / m, z.im / m};
+}
 /// `z ** n` for an integer n: repeated squaring (CPython's method for |n| <= 100), else exp/log.
 template <typename A, typename B, typename = std::enable_if_t<any_complex_v<A, B>>>
 SDFC_CHD_NC auto complex_pow(const A& a, const B& b) {
