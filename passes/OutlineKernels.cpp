@@ -321,9 +321,11 @@ class Outliner {
           if (used.count(name)) free_symbols(e, ids);
       }
     }
-    std::set<std::string> written;
-    bool has_nested = false;
-    for (int v : nodes) has_nested |= st.node(v).kind == NodeKind::NestedSDFG;
+    // Written containers, and those a nested SDFG's call receives (its function takes them as
+    // writable pointers): neither is passed as `const __restrict__`. The rest are read-only in the
+    // kernel (DaCe's nodes write only through their out connectors), which lets loads take the
+    // read-only data path: GT4Py's neighbour gathers sit beside an expanded Reduce's nested SDFG.
+    std::set<std::string> written, nested_args;
     // The edges with an end in the scope: those leaving its nodes, and those entering from outside.
     std::vector<const DataEdge*> edges;
     for (int v : nodes) {
@@ -335,6 +337,8 @@ class Outliner {
     for (const DataEdge* ep : edges) {
       const DataEdge& e = *ep;
       if (e.memlet.data.empty()) continue;
+      if (st.node(e.src).kind == NodeKind::NestedSDFG || st.node(e.dst).kind == NodeKind::NestedSDFG)
+        nested_args.insert(e.memlet.data);
       if (in_scope.count(e.src)) {
         NodeKind kind = st.node(e.src).kind;
         if (kind == NodeKind::Tasklet || kind == NodeKind::MapExit || kind == NodeKind::NestedSDFG)
@@ -365,7 +369,7 @@ class Outliner {
       const DataDesc* d = s.find_data(name);
       if (!d || scope_local(*d)) continue;  // scope-local transients are declared in the kernel
       if (is_gpu_storage(d->storage) || d->storage == StorageType::CPU_Pinned) {
-        bool read_only = !written.count(name) && !has_nested;
+        bool read_only = !written.count(name) && !nested_args.count(name);
         k.params.push_back({read_only ? K::ConstPointer : K::Pointer, name, d->dtype});
       } else if (d->kind == DataKind::Scalar) {
         // Host scalars travel by value (the synchronization pass makes the host wait when needed).
