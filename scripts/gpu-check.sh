@@ -30,7 +30,8 @@
 #              compile times of the corpus's GPU programs (bench/compile_time.py --target cuda --cold 1, with
 #              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
 #   layouts    the kernel-layout GPU test (GT4Py's Laplacian in four orders), the GT4Py corpus programs' GPU
-#              tests, and bench/experiments/elementwise_1d.cu (points per thread of 1D kernels)
+#              tests, bench/experiments/elementwise_1d.cu (points per thread of 1D kernels) and
+#              bench/experiments/complex_functions.cu (NumPy's complex functions in kernels against the host)
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -102,6 +103,10 @@ phase_layouts() {
   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/elementwise_1d.cu -o "$bin/elementwise_1d" > "$logs/ew.log" 2>&1 &&
     timeout 120 "$bin/elementwise_1d" >> "$logs/ew.log" 2>&1
   say "experiment elementwise_1d: rc=$?"; tail -30 "$logs/ew.log" | tee -a "$summary"
+  nvcc -O2 -std=c++17 -arch=sm_90 -I runtime/include bench/experiments/complex_functions.cu -o "$bin/complex_functions" \
+    > "$logs/complex_functions.log" 2>&1 && timeout 60 "$bin/complex_functions" >> "$logs/complex_functions.log" 2>&1
+  say "complex functions in kernels against the host (bench/experiments/complex_functions.cu): rc=$?"
+  grep -E "TOO LARGE|differ|FAILED|all within" "$logs/complex_functions.log" | tee -a "$summary"
 }
 
 phase_tests() {

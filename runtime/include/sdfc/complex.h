@@ -205,8 +205,12 @@ SDFC_CHD_NC complex<T> log1p(const complex<T>& z) {
 template <typename T>
 SDFC_CHD_NC complex<T> asinh(const complex<T>& z) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  if (z.re < 0) return -asinh(-z);  // odd: keeps the branch of the logarithm's principal value
-  return log(z + sqrt(z * z + complex<T>(T(1))));
+  // In the first quadrant, cut included, log(z + sqrt(z^2 + 1)) is C99's casinh; elsewhere its
+  // symmetries (odd, and asinh(conj z) = conj(asinh z)) give the signs (the formula itself took
+  // the wrong branch at 0 - 3i, where z^2 + 1 loses the sign of its zero imaginary part).
+  complex<T> q(std::fabs(z.re), std::fabs(z.im));
+  complex<T> w = log(q + sqrt(q * q + complex<T>(T(1))));
+  return {std::copysign(w.re, z.re), std::copysign(w.im, z.im)};
 #else
   return std::asinh(std::complex<T>(z.re, z.im));
 #endif
