@@ -264,13 +264,27 @@ class Outliner {
         }
       }
     }
-    auto most = std::max_element(uses.begin(), uses.end(), [](const auto& a, const auto& b) {
-      return std::pair(a.second.count, a.second.unit_dim >= 0) < std::pair(b.second.count, b.second.unit_dim >= 0);
+    // The containers by accesses (on ties, known unit strides first); the first that can decide
+    // does: a known unit stride indexed by one parameter, or unknown strides whose default x and
+    // last dimension are both indexed by parameters (a gathered field, read through an index
+    // table, cannot; the output it is gathered into, as in GT4Py's neighbour reductions, can).
+    std::vector<std::pair<std::string, const Use*>> order;
+    for (auto& [name, use] : uses) order.push_back({name, &use});
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.second->count, a.second->unit_dim >= 0) > std::pair(b.second->count, b.second->unit_dim >= 0);
     });
-    if (most == uses.end()) return;
-    const std::string& name = most->first;
-    const Use& use = most->second;
     int default_x = k.layouts[0].x;
+    auto decides = [&](const std::string& name, const Use& use) {
+      auto indexed = [&](int dim) {
+        return std::any_of(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
+      };
+      if (use.unit_dim >= 0) return indexed(use.unit_dim);
+      return use.dim_of.count(default_x) > 0 && indexed(static_cast<int>(s.find_data(name)->shape.size()) - 1);
+    };
+    auto most = std::find_if(order.begin(), order.end(), [&](const auto& u) { return decides(u.first, *u.second); });
+    if (most == order.end()) return;
+    const std::string& name = most->first;
+    const Use& use = *most->second;
     auto indexing = [&](int dim) {
       return std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
     };
