@@ -274,20 +274,19 @@ class Outliner {
       return std::pair(a.second->count, a.second->unit_dim >= 0) > std::pair(b.second->count, b.second->unit_dim >= 0);
     });
     int default_x = k.layouts[0].x;
+    // The map parameter that indexes dimension `dim` of a container (end() when none does).
+    auto indexing_of = [](const Use& use, int dim) {
+      return std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
+    };
     auto decides = [&](const std::string& name, const Use& use) {
-      auto indexed = [&](int dim) {
-        return std::any_of(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
-      };
-      if (use.unit_dim >= 0) return indexed(use.unit_dim);
-      return use.dim_of.count(default_x) > 0 && indexed(static_cast<int>(s.find_data(name)->shape.size()) - 1);
+      int dim = use.unit_dim >= 0 ? use.unit_dim : static_cast<int>(s.find_data(name)->shape.size()) - 1;
+      return indexing_of(use, dim) != use.dim_of.end() && (use.unit_dim >= 0 || use.dim_of.count(default_x) > 0);
     };
     auto most = std::find_if(order.begin(), order.end(), [&](const auto& u) { return decides(u.first, *u.second); });
     if (most == order.end()) return;
     const std::string& name = most->first;
     const Use& use = *most->second;
-    auto indexing = [&](int dim) {
-      return std::find_if(use.dim_of.begin(), use.dim_of.end(), [&](auto& pd) { return pd.second == dim; });
-    };
+    auto indexing = [&](int dim) { return indexing_of(use, dim); };
     if (use.unit_dim >= 0) {
       auto unit = indexing(use.unit_dim);
       if (unit == use.dim_of.end() || unit->first == default_x) return;
