@@ -78,6 +78,9 @@ void Emitter::emit_node(Ctx& c, const Block& st, const std::string& ptr, int id,
       }
       emit_tasklet(c, st, ptr, id, w, parallel);
       if (n.stream >= 0 && !c.in_kernel) stream_record(n.stream, n.record_event, w);
+      if (n.device_sync_after)
+        w.line(gpu_check("sdfc::gpu::gpuDeviceSynchronize()") +
+               "  // synchronization pass: the callback may have queued work on streams of its own");
       break;
     case NodeKind::NestedSDFG:
       if (!c.in_kernel) stream_waits(0, n.wait_events, w);
@@ -288,7 +291,9 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     lowered(st, *e, EdgeRole::TaskletInput);
     DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
     const Range& r = *e->memlet.subset;
-    if (input_bound_by_value(e->memlet, r))
+    if (in.pointer)
+      ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
+    else if (input_bound_by_value(e->memlet, r))
       ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
     else if (input_bound_by_reference(e->memlet, r))
       ins.push_back({"const " + ctype(t) + "&", in.name, element(c, e->memlet.data, starts(r), np)});
@@ -302,9 +307,9 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     const DataEdge* e = es[0];
     DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
     const Range& r = *e->memlet.subset;
-    SDFC_ASSERT(output_bound_by_value(e->memlet, r) || es.size() == 1,
+    SDFC_ASSERT((output_bound_by_value(e->memlet, r) && !out.pointer) || es.size() == 1,
                 "output fan-out of a pointer or reference not legalized: " + np + " " + out.name);
-    if (!single_element(r)) {
+    if (!single_element(r) || out.pointer) {
       outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
       continue;
     }
@@ -436,11 +441,15 @@ void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int i
   }
   std::map<std::string, Expr> mapping(n.symbol_mapping.begin(), n.symbol_mapping.end());
   for (auto& s : free_symbols(inner)) {
-    auto t = symbol_value_type(inner.symbol_type(s).value_or(DType::Int32));
-    params.push_back(fmt::format("{} {}", ctype(t), ident(s)));
+    if (const Callback* cb = inner.find_callback(s))
+      params.push_back(callback_type(*cb, "*" + ident(s)));
+    else
+      params.push_back(
+          fmt::format("{} {}", ctype(symbol_value_type(inner.symbol_type(s).value_or(DType::Int32))), ident(s)));
     auto it = mapping.find(s);
     if (it == mapping.end()) {
-      SDFC_ASSERT(c.sdfg->symbol_type(s), "unmapped nested symbol not legalized: " + np + " " + s);
+      SDFC_ASSERT(c.sdfg->symbol_type(s) || c.sdfg->find_callback(s),
+                  "unmapped nested symbol not legalized: " + np + " " + s);
       args.push_back(ident(s));
     } else {
       args.push_back(sym(it->second));

@@ -141,7 +141,9 @@ FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std:
   std::vector<std::string> internal_params;
   for (auto& a : sig.args) {
     std::string t = ctype(a.dtype);
-    if (a.kind == Argument::Kind::Array || a.by_pointer)
+    if (a.kind == Argument::Kind::Callback)
+      params.push_back(callback_type(*a.callback, "*" + ident(a.name)));
+    else if (a.kind == Argument::Kind::Array || a.by_pointer)
       params.push_back(fmt::format("{} * __restrict__ {}", t, ident(a.name)));
     else
       params.push_back(fmt::format("{} {}", t, ident(a.name)));
@@ -153,14 +155,15 @@ FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std:
   }
   internal_param_list = internal_params.empty() ? "" : ", " + fmt::format("{}", fmt::join(internal_params, ", "));
   for (auto& s : sig.init_symbols) {
-    init_params.push_back(fmt::format("{} {}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
+    init_params.push_back(init_symbol_decl(s, ident(s)));
     init_args.push_back(ident(s));
   }
   param_list = params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", "));
   init_list = fmt::format("{}", fmt::join(init_params, ", "));
   for (auto& s : sig.init_symbols) {
-    wide_params.push_back(fmt::format("{} __arg_{}", ctype(root_.symbol_type(s).value_or(DType::Int32)), ident(s)));
-    widen.push_back(fmt::format("const std::int64_t {0} = __arg_{0}; (void){0};", ident(s)));
+    wide_params.push_back(init_symbol_decl(s, "__arg_" + ident(s)));
+    widen.push_back(fmt::format("const {1} {0} = __arg_{0}; (void){0};", ident(s),
+                                root_.find_callback(s) ? "auto" : "std::int64_t"));
     wide_args.push_back("__arg_" + ident(s));
   }
   wide_list = wide_params.empty() ? "" : ", " + fmt::format("{}", fmt::join(wide_params, ", "));
@@ -172,6 +175,12 @@ FramePrinter::FramePrinter(const SDFG& root, const CompileOptions& options, std:
   }
   for (auto& [s, v] : by_storage) storages.push_back(s);
   info = info_json();
+}
+
+std::string FramePrinter::init_symbol_decl(const std::string& s, const std::string& name) const {
+  if (const Callback* cb = root_.find_callback(s)) return callback_type(*cb, "*" + name);
+  std::string t = ctype(root_.symbol_type(s).value_or(DType::Int32));
+  return name.find_first_not_of('*') == std::string::npos ? t + name : t + " " + name;
 }
 
 GeneratedProgram FramePrinter::run() {
@@ -213,8 +222,10 @@ std::string FramePrinter::info_json() const {
   for (auto& a : sig.args) {
     Json x = Json::object();
     x["name"] = a.name;
-    x["kind"] = a.kind == Argument::Kind::Array ? "array" : a.kind == Argument::Kind::Scalar ? "scalar" : "symbol";
-    x["dtype"] = std::string(to_string(a.dtype));
+    static const char* const kinds[] = {"array", "scalar", "symbol", "callback"};
+    x["kind"] = kinds[static_cast<int>(a.kind)];
+    x["dtype"] = a.callback ? "callback" : std::string(to_string(a.dtype));
+    if (a.callback) x["signature"] = callback_type(*a.callback, "*");
     x["by_pointer"] = a.by_pointer;
     if (a.desc) {
       Json shape = Json::array();
@@ -699,8 +710,7 @@ void FramePrinter::workspace_hooks(CodeWriter& w) {
   // sdfc's checked workspace hooks: symbols come as an array of pointers (init order).
   std::vector<std::string> unpack_syms;
   for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
-    unpack_syms.push_back(fmt::format("*static_cast<{}*>(syms[{}])",
-                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+    unpack_syms.push_back(fmt::format("*static_cast<{}>(syms[{}])", init_symbol_decl(sig.init_symbols[i], "*"), i));
   std::string sym_call = unpack_syms.empty() ? "" : ", " + fmt::format("{}", fmt::join(unpack_syms, ", "));
   w.line("/// Bytes of the workspace for `storage` (0 when the program has none), with the symbol values at `syms`.");
   w.open(
@@ -808,8 +818,7 @@ void FramePrinter::array_entry_points(CodeWriter& w) {
   w.open("SDFC_EXPORT void* __sdfc_init(void** args)");
   std::vector<std::string> unpack_init;
   for (std::size_t i = 0; i < sig.init_symbols.size(); ++i)
-    unpack_init.push_back(fmt::format("*static_cast<{}*>(args[{}])",
-                                      ctype(root_.symbol_type(sig.init_symbols[i]).value_or(DType::Int32)), i));
+    unpack_init.push_back(fmt::format("*static_cast<{}>(args[{}])", init_symbol_decl(sig.init_symbols[i], "*"), i));
   w.line(fmt::format("(void)args;"));
   if (!unpack_init.empty()) {
     w.open("if (!args)");
@@ -824,8 +833,8 @@ void FramePrinter::array_entry_points(CodeWriter& w) {
   std::vector<std::string> unpack;
   for (std::size_t i = 0; i < sig.args.size(); ++i) {
     const Argument& a = sig.args[i];
-    std::string t = ctype(a.dtype) + (a.by_pointer ? "*" : "");
-    unpack.push_back(fmt::format("*static_cast<{}*>(args[{}])", t, i));
+    std::string t = a.callback ? callback_type(*a.callback, "**") : ctype(a.dtype) + (a.by_pointer ? "**" : "*");
+    unpack.push_back(fmt::format("*static_cast<{}>(args[{}])", t, i));
   }
   w.line("(void)args;");
   if (!unpack.empty()) {

@@ -70,6 +70,9 @@ class FramePrinter {
   std::string persistent_free(const std::string& name, const DataDesc& d) const;
   void constant_fill(const std::string& name, const DataDesc& d, CodeWriter& w) const;
   std::string state_type() const { return name_ + "_state_t"; }
+  /// An init symbol (or callback) `s` declared as `name`; its type alone with `name` "*" (a
+  /// pointer to it: "**"), as for a plain symbol the C type followed by that many stars.
+  std::string init_symbol_decl(const std::string& s, const std::string& name) const;
 };
 
 }  // namespace sdfc::codegen

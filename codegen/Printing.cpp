@@ -14,6 +14,16 @@ std::string ctype(DType t) {
   return std::string(dtype_ctype(t));
 }
 
+std::string callback_type(const Callback& cb, const std::string& declarator) {
+  std::vector<std::string> params;
+  auto value = [](const Callback::Value& v) { return ctype(v.dtype) + (v.array ? " const *" : ""); };
+  for (auto& v : cb.arguments) params.push_back(value(v));
+  if (!cb.returns_scalar())
+    for (auto& v : cb.results) params.push_back(v.array ? value(v) : ctype(v.dtype) + " *");
+  std::string result = cb.results.empty() || !cb.returns_scalar() ? "void" : ctype(cb.results[0].dtype);
+  return fmt::format("{} ({})({})", result, declarator, fmt::join(params, ", "));
+}
+
 std::string sym(const Expr& e) {
   return print_cpp(simplify(e));
 }

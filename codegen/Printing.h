@@ -20,6 +20,9 @@ namespace sdfc::codegen {
 inline constexpr const char* kCtx = "__state->__sdfc_gpu";
 
 std::string ctype(DType t);
+/// The C type of a callback as DaCe's loader passes it (`dtypes.callback.as_arg`), around
+/// `declarator`: "*f" declares the function pointer f, "*" is its type, "**" a pointer to it.
+std::string callback_type(const Callback& cb, const std::string& declarator);
 /// `e` simplified, as C++.
 std::string sym(const Expr& e);
 /// `e` (a size or offset in bytes) evaluated in 64 bits whatever the symbols' C types: a lambda

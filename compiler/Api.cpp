@@ -203,6 +203,9 @@ struct Program::Impl {
     if (a.info.kind == "array" || a.by_pointer)
       throw ArgumentError(
           n, fmt::format("argument \"{}\" of program \"{}\" is an array; bind it with set_array", n, name));
+    if (a.info.kind == "callback")
+      throw ArgumentError(
+          n, fmt::format("argument \"{}\" of program \"{}\" is a callback; bind it with set_callback", n, name));
     if (!convert_exact(value, a.dtype, a.value))
       throw ArgumentError(
           n, fmt::format("value {} does not convert exactly to {}, the dtype of argument \"{}\" of program \"{}\"",
@@ -246,6 +249,7 @@ Program Program::load(const std::string& library_path) {
     arg.info.name = a["name"].get<std::string>();
     arg.info.kind = a["kind"].get<std::string>();
     arg.info.dtype = a["dtype"].get<std::string>();
+    arg.info.signature = a.value("signature", "");
     arg.dtype = parse_dtype(arg.info.dtype).value_or(DType::Float64);
     arg.by_pointer = a["by_pointer"].get<bool>();
     arg.device = a.value("storage", "") == "GPU_Global";
@@ -320,6 +324,19 @@ void Program::set_array(const std::string& name, void* data, const std::string& 
   a.bound = true;
 }
 
+void Program::set_callback_pointer(const std::string& name, void (*function)()) {
+  auto& a = impl_->find(name);
+  if (a.info.kind != "callback")
+    throw ArgumentError(
+        name, fmt::format("argument \"{}\" of program \"{}\" is a {}, not a callback", name, impl_->name, a.info.kind));
+  if (!function)
+    throw ArgumentError(
+        name, fmt::format("argument \"{}\" of program \"{}\": the function pointer is null", name, impl_->name));
+  static_assert(sizeof function <= sizeof a.value, "a function pointer fits the value slot");
+  std::memcpy(a.value, &function, sizeof function);
+  a.bound = true;
+}
+
 void Program::set_value(const std::string& name, double value) {
   impl_->set_value(name, value);
 }
@@ -353,8 +370,13 @@ std::map<std::string, std::int64_t> Program::Impl::symbol_values() {
     if (!a.bound)
       throw ArgumentError(a.info.name,
                           fmt::format("argument \"{}\" of program \"{}\" is not bound; bind it with {} before calling",
-                                      a.info.name, name, a.info.kind == "array" ? "set_array" : "set_value"));
+                                      a.info.name, name,
+                                      a.info.kind == "array"      ? "set_array"
+                                      : a.info.kind == "callback" ? "set_callback"
+                                                                  : "set_value"));
     if (a.info.kind == "symbol") syms[a.info.name] = as_int64(a.value, a.dtype);
+    // A callback is an init argument too: another function makes a new instance, as in DaCe.
+    if (a.info.kind == "callback") std::memcpy(&syms[a.info.name], a.value, sizeof(std::int64_t));
   }
   return syms;
 }
@@ -467,7 +489,8 @@ void Program::call() {
   std::map<std::string, std::int64_t> syms = m.symbol_values();
   for (auto& a : m.args) {
     if (a.info.kind != "array") continue;
-    std::optional<std::int64_t> need = 1;  // nullopt: a symbol of the shape is not bound
+    std::int64_t need = 1;
+    bool known = true;  // false: a symbol of the shape is not bound
     for (std::size_t d = 0; d < a.shape.size(); ++d) {
       std::set<std::string> names;
       free_symbols(a.shape[d], names);
@@ -489,21 +512,21 @@ void Program::call() {
                         "sizes must be between 0 and 2^63 - 1: check the symbol values",
                         a.info.name, m.name, d, fmt::join(a.info.shape, ", "),
                         v ? std::to_string(*v) : "not computable (it overflows 64 bits)", fmt::join(values, ", ")));
-      if (!v || !need) {
-        need = std::nullopt;
+      if (!v || !known) {
+        known = false;
         continue;
       }
       std::int64_t product;
-      if (__builtin_mul_overflow(*need, *v, &product))
+      if (__builtin_mul_overflow(need, *v, &product))
         throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\": its shape [{}] has more "
                                                      "than 2^63 elements for these symbol values",
                                                      a.info.name, m.name, fmt::join(a.info.shape, ", ")));
       need = product;
     }
-    if (need && static_cast<std::uint64_t>(a.count) < static_cast<std::uint64_t>(*need))
+    if (known && static_cast<std::uint64_t>(a.count) < static_cast<std::uint64_t>(need))
       throw ArgumentError(a.info.name, fmt::format("array argument \"{}\" of program \"{}\" has {} elements, but its "
                                                    "shape [{}] needs {} for these symbol values",
-                                                   a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), *need));
+                                                   a.info.name, m.name, a.count, fmt::join(a.info.shape, ", "), need));
   }
   m.ensure_state(syms);
   // Host arrays bound to device arguments are mirrored in device memory around the call.

@@ -44,6 +44,15 @@ class Dumper {
       for (auto& [n, t] : s.symbols) syms += fmt::format("{}{}: {}", syms.empty() ? "" : ", ", n, to_string(t));
       line(ind + 1, "symbols " + syms);
     }
+    for (auto& [n, cb] : s.callbacks) {
+      auto values = [](const std::vector<Callback::Value>& vs) {
+        std::vector<std::string> out;
+        for (auto& v : vs) out.push_back(fmt::format("{}{}", to_string(v.dtype), v.array ? "[]" : ""));
+        return fmt::format("{}", fmt::join(out, ", "));
+      };
+      line(ind + 1, fmt::format("callback {}({}) -> ({}){}", n, values(cb.arguments), values(cb.results),
+                                cb.returns_scalar() ? "" : ", results through pointers"));
+    }
     for (auto& [n, d] : s.arrays) line(ind + 1, data(n, d));
     if (!s.global_code.code.empty()) line(ind + 1, "global_code: " + quote_lines(s.global_code.code));
     if (!s.init_code.code.empty()) line(ind + 1, "init_code: " + quote_lines(s.init_code.code));
@@ -223,7 +232,8 @@ class Dumper {
 
   void node(const Node& n, int id, int ind) {
     std::string decided = (n.stream >= 0 ? fmt::format(" stream={}", n.stream) : "") + waits(n.host_waits) +
-                          events(n.wait_events, n.record_event) + (n.graph_capture_only ? " capture-only" : "");
+                          events(n.wait_events, n.record_event) + (n.graph_capture_only ? " capture-only" : "") +
+                          (n.device_sync_after ? " device-sync-after" : "");
     std::string scope = n.scope_entry >= 0 && n.kind != NodeKind::MapExit ? fmt::format(" in {}", n.scope_entry) : "";
     switch (n.kind) {
       case NodeKind::Access:

@@ -201,6 +201,42 @@ class Reader {
     return *t;
   }
 
+  /// DaCe's `callback` dtype: {"type": "callback", "arguments": [...], "returntypes": [...]}, each
+  /// entry an Array or Scalar descriptor, a dtype name, or null (no value, skipped as DaCe does).
+  Callback callback(const Json& j, const std::string& ptr) const {
+    Callback cb;
+    auto values = [&](const char* key, std::vector<Callback::Value>& out) {
+      auto it = j.find(key);
+      if (it == j.end()) return;
+      std::string p = at(ptr, key);
+      array(*it, p, "a list of callback values");
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const Json& v = (*it)[i];
+        std::string vp = at(p, i);
+        if (v.is_null()) continue;
+        if (v.is_string()) {
+          out.push_back({false, dtype(v, vp)});
+          continue;
+        }
+        object(v, vp, "a callback value");
+        std::string type = string(require(v, vp, "type"), at(vp, "type"), "a descriptor type");
+        bool array = type == "Array" || type == "ArrayView" || type == "View";
+        if (!array && type != "Scalar")
+          fail(at(vp, "type"), fmt::format("a callback {} of type \"{}\" is not supported; sdfc passes arrays and "
+                                           "scalars to callbacks",
+                                           std::string(key) == "arguments" ? "argument" : "result", type));
+        Callback::Value value{array, DType::Int32};
+        auto attrs = v.find("attributes");
+        if (attrs != v.end() && attrs->is_object() && attrs->contains("dtype"))
+          value.dtype = dtype((*attrs)["dtype"], at(at(vp, "attributes"), "dtype"));
+        out.push_back(value);
+      }
+    };
+    values("arguments", cb.arguments);
+    values("returntypes", cb.results);
+    return cb;
+  }
+
   CodeBlock code(const Json& j, const std::string& ptr, const char* what) const {
     object(j, ptr, what);
     CodeBlock c;
@@ -285,7 +321,13 @@ class Reader {
     object(*it, p, "a connector map");
     for (auto c = it->begin(); c != it->end(); ++c) {
       Connector conn{c.key(), std::nullopt};
-      if (!c.value().is_null()) conn.dtype = dtype(c.value(), at(p, c.key()));
+      const Json& t = c.value();
+      if (t.is_object() && t.value("type", "") == "pointer" && t.contains("dtype")) {
+        conn.dtype = dtype(t["dtype"], at(at(p, c.key()), "dtype"));
+        conn.pointer = true;
+      } else if (!t.is_null()) {
+        conn.dtype = dtype(t, at(p, c.key()));
+      }
       out.push_back(conn);
     }
     return out;
@@ -309,8 +351,13 @@ class Reader {
     if (auto s = attrs.find("symbols"); s != attrs.end()) {
       std::string p = at(ap, "symbols");
       object(*s, p, "the symbol table");
-      for (auto it = s->begin(); it != s->end(); ++it)
-        sdfg->symbols.emplace_back(it.key(), dtype(it.value(), at(p, it.key())));
+      for (auto it = s->begin(); it != s->end(); ++it) {
+        const Json& v = it.value();
+        if (v.is_object() && v.value("type", "") == "callback")
+          sdfg->callbacks.emplace_back(it.key(), callback(v, at(p, it.key())));
+        else
+          sdfg->symbols.emplace_back(it.key(), dtype(v, at(p, it.key())));
+      }
     }
     if (auto a = attrs.find("arg_names"); a != attrs.end()) {
       std::string p = at(ap, "arg_names");

@@ -20,6 +20,7 @@ class Writer {
     attrs["_arrays"] = arrays;
     Json syms = Json::object();
     for (auto& [name, t] : s.symbols) syms[name] = std::string(to_string(t));
+    for (auto& [name, cb] : s.callbacks) syms[name] = callback(cb);
     attrs["symbols"] = syms;
     if (!s.arg_names.empty()) attrs["arg_names"] = s.arg_names;
     auto located = [&](const CodeBlock& frame, const std::vector<std::pair<std::string, CodeBlock>>& targets) {
@@ -68,8 +69,20 @@ class Writer {
   }
   static Json connectors(const std::vector<Connector>& cs) {
     Json j = Json::object();
-    for (auto& c : cs) j[c.name] = dtype_or_null(c.dtype);
+    for (auto& c : cs)
+      j[c.name] =
+          c.pointer ? Json{{"type", "pointer"}, {"dtype", std::string(to_string(*c.dtype))}} : dtype_or_null(c.dtype);
     return j;
+  }
+  static Json callback(const Callback& cb) {
+    auto values = [](const std::vector<Callback::Value>& vs) {
+      Json a = Json::array();
+      for (auto& v : vs)
+        a.push_back(
+            {{"type", v.array ? "Array" : "Scalar"}, {"attributes", {{"dtype", std::string(to_string(v.dtype))}}}});
+      return a;
+    };
+    return {{"type", "callback"}, {"arguments", values(cb.arguments)}, {"returntypes", values(cb.results)}};
   }
   Json range(const Range& r) const {
     Json rs = Json::array();

@@ -37,6 +37,11 @@ std::optional<DType> SDFG::symbol_type(const std::string& n) const {
     if (k == n) return t;
   return std::nullopt;
 }
+const Callback* SDFG::find_callback(const std::string& n) const {
+  for (auto& [k, c] : callbacks)
+    if (k == n) return &c;
+  return nullptr;
+}
 Dialect SDFG::dialect() const {
   return version_uses_typed_symbols(dace_version) ? Dialect::Typed : Dialect::Plain;
 }

@@ -136,6 +136,25 @@ enum class NodeKind { Access, MapEntry, MapExit, Tasklet, NestedSDFG, Library };
 struct Connector {
   std::string name;
   std::optional<DType> dtype;
+  /// Declared as a pointer to `dtype` (DaCe's `pointer` dtype, as its frontend gives the outputs a
+  /// callback writes): bound as a pointer to the memlet's first element even when it moves one.
+  bool pointer = false;
+};
+
+/// A function of the caller's that the program calls (DaCe's `callback` dtype: a symbol whose value
+/// is a C function pointer; DaCe's loader makes one from a Python function). An array is passed as
+/// a pointer to its first element (`T const *`, as DaCe declares it), a scalar by value.
+struct Callback {
+  struct Value {
+    bool array = false;
+    DType dtype = DType::Float64;
+  };
+  std::vector<Value> arguments;
+  std::vector<Value> results;
+  /// DaCe's "scalar function": no result, or one scalar result that is the C return value. Any
+  /// other results are written through pointer parameters after the arguments (`T const *` for an
+  /// array, `T *` for a scalar).
+  bool returns_scalar() const { return results.empty() || (results.size() == 1 && !results[0].array); }
 };
 
 /// Map properties; they live on the MapEntry, as in DaCe.
@@ -231,6 +250,10 @@ struct Node {
   std::vector<int> host_waits;   ///< synchronization: streams the host waits for before this node
   std::vector<int> wait_events;  ///< synchronization: events its stream waits for before the kernel
   int record_event = -1;         ///< synchronization: event recorded on its stream after the kernel
+  /// synchronization: a host tasklet that hands device memory to a callback; the callback may queue
+  /// work on a stream sdfc does not know (CuPy's current stream), so the host waits for the whole
+  /// device after it.
+  bool device_sync_after = false;
   /// expand-library-nodes (--blas vendor): this tasklet is sdfc's own call into a vendor library,
   /// "cblas" (host data) or "cublas" (GPU data, outside kernels: a GPU operation on `stream`,
   /// ordered like a kernel launch); "" for every other node. The tasklet check skips such tasklets.
@@ -389,6 +412,8 @@ struct SDFG {
   std::string name;
   std::vector<std::pair<std::string, DataDesc>> arrays;  ///< in file order
   std::vector<std::pair<std::string, DType>> symbols;    ///< in file order
+  /// Symbols of DaCe's `callback` dtype, in file order (not in `symbols`: they hold functions).
+  std::vector<std::pair<std::string, Callback>> callbacks;
   std::vector<std::string> arg_names;
   /// SDFG-level code for DaCe's location "frame" (the program's own code)...
   CodeBlock global_code{"", Language::CPP}, init_code{"", Language::CPP}, exit_code{"", Language::CPP};
@@ -433,6 +458,7 @@ struct SDFG {
   const DataDesc* find_data(const std::string& n) const;
   DataDesc* find_data(const std::string& n);
   std::optional<DType> symbol_type(const std::string& n) const;
+  const Callback* find_callback(const std::string& n) const;
   /// The dialect of symbolic properties in this file (from dace_version).
   Dialect dialect() const;
 };

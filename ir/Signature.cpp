@@ -158,6 +158,8 @@ std::set<std::string> free_symbols(const SDFG& sdfg) {
   std::set<std::string> out;
   for (auto& [name, t] : sdfg.symbols)
     if (c.used.count(name) && !c.bound.count(name)) out.insert(name);
+  for (auto& [name, cb] : sdfg.callbacks)
+    if (c.used.count(name)) out.insert(name);
   return out;
 }
 
@@ -187,7 +189,10 @@ Signature signature(const SDFG& sdfg) {
   auto syms = free_symbols(sdfg);
   for (auto& s : syms) {
     if (sdfg.find_data(s)) continue;
-    rest.push_back({s, Argument::Kind::Symbol, sdfg.symbol_type(s).value_or(DType::Int32), false, nullptr});
+    if (const Callback* cb = sdfg.find_callback(s))
+      rest.push_back({s, Argument::Kind::Callback, DType::Int64, false, nullptr, cb});
+    else
+      rest.push_back({s, Argument::Kind::Symbol, sdfg.symbol_type(s).value_or(DType::Int32), false, nullptr});
     sig.init_symbols.push_back(s);
   }
   auto by_name = [](const Argument& a, const Argument& b) { return a.name < b.name; };

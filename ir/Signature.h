@@ -13,23 +13,25 @@ namespace sdfc {
 
 /// One argument of `__program_<name>`.
 struct Argument {
-  enum class Kind { Array, Scalar, Symbol };
+  enum class Kind { Array, Scalar, Symbol, Callback };
   std::string name;
   Kind kind;
   DType dtype;
-  bool by_pointer;                 ///< arrays, and scalars stored in GPU_Global
-  const DataDesc* desc = nullptr;  ///< the container (arrays and scalars)
+  bool by_pointer;                     ///< arrays, and scalars stored in GPU_Global
+  const DataDesc* desc = nullptr;      ///< the container (arrays and scalars)
+  const Callback* callback = nullptr;  ///< the function's type (callbacks)
 };
 
 /// The program's signature.
 struct Signature {
-  std::vector<Argument> args;             ///< DaCe's arglist order
-  std::vector<std::string> init_symbols;  ///< the free symbols, sorted (`__dace_init_<name>` parameters)
+  std::vector<Argument> args;  ///< DaCe's arglist order
+  /// The free symbols, callbacks among them, sorted (`__dace_init_<name>` parameters).
+  std::vector<std::string> init_symbols;
 };
 
 /// Symbols the program reads that no interstate edge, loop or map defines: DaCe's free symbols
-/// that are arguments. A symbol that appears only in the shape of a non-transient array is not
-/// one (DaCe: `d2h_symbol_s` takes no `N`).
+/// that are arguments (callbacks the code calls among them). A symbol that appears only in the shape of a non-transient
+/// array is not one (DaCe: `d2h_symbol_s` takes no `N`).
 std::set<std::string> free_symbols(const SDFG& sdfg);
 
 /// DaCe's argument order: non-transient arrays sorted by name, then non-transient scalars and free

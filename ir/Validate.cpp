@@ -154,6 +154,9 @@ class Validator {
     for (auto& [n, t] : s.symbols)
       if (!syms.insert(n).second)
         error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
+    for (auto& [n, cb] : s.callbacks)
+      if (!syms.insert(n).second)
+        error(ptr + "/attributes/symbols/" + pointer_token(n), fmt::format("symbol \"{}\" is declared twice", n));
     // Names an expression of this SDFG may use: its symbols, its containers, and the symbols its
     // interstate edges assign and its loops count with (anywhere: DaCe orders them by the
     // control flow, which a file that compiles respects).
@@ -166,6 +169,7 @@ class Validator {
     std::string saved_ptr = sdfg_ptr_;
     sdfg_ptr_ = ptr;
     for (auto& [n, t] : s.symbols) defined_.insert(n);
+    for (auto& [n, cb] : s.callbacks) defined_.insert(n);
     for (auto& [n, d] : s.arrays) defined_.insert(n);
     for (auto& n : assigned_symbols(s)) defined_.insert(n);
     for (auto& [n, d] : s.arrays) {

@@ -88,6 +88,7 @@ Value Translator::name_value(const ExprNode& e) {
       return {fmt::format("{}.{}", z.text, attr == "real" ? "re" : "im"), kPrimary, complex_part(z.type)};
     }
   }
+  if (scope_.element_pointers.count(e.name)) return subscript(*element_of(e.name));
   if (scope_.pointers.count(e.name))
     fail(
         fmt::format("connector '{}' is used as a single value in {}, but its memlet binds {} (it moves more than "
@@ -333,7 +334,54 @@ Value Translator::conditional(const Value& cond, const Value& a, const Value& b)
   return {fmt::format("({} ? {} : {})", truth_value(cond).text, ops[0].text, ops[1].text), kPrimary, want};
 }
 
+Value Translator::callback_call(const ExprNode& e, const Callback& cb, bool as_statement) {
+  std::vector<std::pair<Callback::Value, bool>> params;  // (type, a result written through a pointer)
+  for (auto& v : cb.arguments) params.push_back({v, false});
+  if (!cb.returns_scalar())
+    for (auto& v : cb.results) params.push_back({v, true});
+  if (!e.kwnames.empty() || e.args.size() != params.size())
+    fail(
+        fmt::format("callback '{}' takes {} positional arguments ({} values and {} result pointers), but {} "
+                    "passes {}",
+                    e.name, params.size(), cb.arguments.size(), params.size() - cb.arguments.size(), where(),
+                    e.args.size() + e.kwnames.size()));
+  std::vector<std::string> args;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    auto [v, result] = params[k];
+    const Expr& a = e.args[k];
+    if (!v.array && !result) {
+      args.push_back(cast_to(expr(a), v.dtype).text);
+      continue;
+    }
+    // A pointer: to an output connector for a result, to any connector for an array.
+    const std::map<std::string, DType>* owner = nullptr;
+    if (a->kind == ExprKind::Symbol)
+      for (const auto* names : {&scope_.inputs, &scope_.outputs})
+        if (names->count(a->name)) owner = names;
+    if (!owner || (result && owner != &scope_.outputs))
+      fail(
+          fmt::format("argument {} of callback '{}' in {} must be {} connector (the callback takes a pointer to {} "
+                      "{}), not '{}'",
+                      k + 1, e.name, where(), result ? "an output" : "a", to_string(v.dtype),
+                      v.array ? "array" : "result", print_expr(a)));
+    DType t = owner->at(a->name);
+    if (t != v.dtype)
+      fail(fmt::format("argument {} of callback '{}' in {}: connector '{}' is {}, the callback takes {}", k + 1, e.name,
+                       where(), a->name, to_string(t), to_string(v.dtype)));
+    args.push_back(scope_.pointers.count(a->name) ? a->name : "&" + a->name);
+  }
+  std::string text = fmt::format("{}({})", e.name, fmt::join(args, ", "));
+  if (cb.returns_scalar() && !cb.results.empty()) return {text, kPrimary, cb.results[0].dtype};
+  if (!as_statement)
+    fail(fmt::format("callback '{}' returns no single value, but {} uses its value; call it as a statement", e.name,
+                     where()));
+  return {text, kPrimary, DType::Int32};
+}
+
 Value Translator::call(const ExprNode& e) {
+  // A callback's name shadows every built-in function.
+  if (auto cb = scope_.callbacks.find(e.name); cb != scope_.callbacks.end())
+    return callback_call(e, *cb->second, false);
   if (!e.kwnames.empty())
     fail(
         fmt::format("keyword argument '{}' in the call of '{}' in {} is not supported", e.kwnames[0], e.name, where()));

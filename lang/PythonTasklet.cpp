@@ -362,6 +362,13 @@ void Translator::statement(const Statement& s) {
                      hint->empty() ? kAssignmentsOnly : *hint));
   auto assignment = find_assignment(s.begin, s.end);
   if (!assignment && output_call(s)) return;
+  if (!assignment) {
+    Expr e = parse(s.begin, s.end);
+    if (auto cb = scope_.callbacks.find(e->name); e->kind == ExprKind::Call && cb != scope_.callbacks.end()) {
+      out_ += callback_call(*e, *cb->second, true).text + ";\n";
+      return;
+    }
+  }
   if (!assignment)
     fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                      kAssignmentsOnly));
@@ -475,6 +482,8 @@ Expr Translator::parse(std::size_t begin, std::size_t end) const {
 }
 
 void Translator::assign(const Expr& target, std::optional<BinOp> op, const Expr& value) {
+  if (target->kind == ExprKind::Symbol && scope_.element_pointers.count(target->name))
+    return assign(element_of(target->name), op, value);
   const ExprNode& t = *target;
   bool plain_name = t.kind == ExprKind::Symbol && t.name.find('.') == std::string::npos;
   const std::string& name = t.name;
@@ -602,6 +611,7 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
   const Node& n = st.node(id);
   TaskletScope scope;
   for (auto& [s, t] : sdfg.symbols) scope.symbols[s] = t;
+  for (auto& [s, cb] : sdfg.callbacks) scope.callbacks[s] = &cb;
   for (auto& s : assigned_symbols(sdfg))
     if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
   for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry)
@@ -629,6 +639,9 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
       if (!single_element(r)) {
         scope.layouts[conn.name] = layout(sdfg, e->memlet.data, r);
         scope.pointers.insert(conn.name);
+      } else if (conn.pointer) {
+        scope.pointers.insert(conn.name);
+        scope.element_pointers.insert(conn.name);
       }
     }
   };

@@ -43,6 +43,12 @@ struct TaskletScope {
   /// Connectors bound to a pointer (with or without a layout): the code must subscript them; a
   /// bare use would read or replace the pointer, not an element.
   std::set<std::string> pointers;
+  /// Connectors declared as pointers (DaCe's `pointer` dtype) to a memlet of one element, as
+  /// DaCe's frontend declares the results of a callback: a bare use reads or assigns the element
+  /// (`x = f()` is `x[0] = f()`, as DaCe prints it); a callback's argument takes the pointer.
+  std::set<std::string> element_pointers;
+  /// Callbacks the code may call (the SDFG's symbols of DaCe's `callback` dtype).
+  std::map<std::string, const Callback*> callbacks;
 };
 
 /// How the code generator binds a tasklet's input connector whose memlet moves `r`: by value (one

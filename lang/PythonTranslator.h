@@ -539,6 +539,19 @@ class Translator {
   Value conditional(const Value& cond, const Value& a, const Value& b);
 
   Value call(const ExprNode& e);
+  /// `name[0]`: the element a connector of `element_pointers` points to.
+  static Expr element_of(const std::string& name) {
+    ExprNode n(ExprKind::Subscript);
+    n.name = name;
+    n.args = {make_int(0)};
+    return make_node(std::move(n));
+  }
+  /// A call of the callback `cb` (DaCe's `callback` dtype): array parameters take a connector bound
+  /// to a pointer (or the address of one bound to an element), scalars a value converted to their
+  /// type; a function with results beyond one scalar takes pointers to output connectors after its
+  /// arguments. The value has the scalar result's type (a call of a function without one is a
+  /// statement only: `statement` says so with `as_statement`).
+  Value callback_call(const ExprNode& e, const Callback& cb, bool as_statement);
 
   /// Functions of complex arguments (and real/imag/conj of any number): nullopt when `e` is not
   /// one of them or has no complex argument.

@@ -763,6 +763,19 @@ class Synchronizer {
     p.done(streams);
   }
 
+  bool calls_callback(const Node& n) const {
+    if (sdfg_.callbacks.empty()) return false;
+    for (auto& id : identifiers_in(n.code.code))
+      if (sdfg_.find_callback(id)) return true;
+    return false;
+  }
+  bool touches_device(const std::set<std::string>& reads, const std::set<std::string>& writes) const {
+    for (const auto* names : {&reads, &writes})
+      for (auto& name : *names)
+        if (const DataDesc* d = sdfg_.find_data(name); d && is_gpu_storage(d->storage)) return true;
+    return false;
+  }
+
   /// Host code that reads `reads` and writes `writes` itself (a CPP tasklet calling the GPU
   /// runtime on device memory): the streams whose pending work on those device containers it must
   /// wait for (it runs outside every stream).
@@ -838,6 +851,7 @@ class Synchronizer {
           host_access(st, id, reads, writes);
           if (host_conflict(p, reads, writes)) wait(n, p);
           wait_for(n, p, device_conflicts(p, reads, writes));
+          n.device_sync_after = n.kind == NodeKind::Tasklet && calls_callback(n) && touches_device(reads, writes);
           break;
         }
       case NodeKind::NestedSDFG: {

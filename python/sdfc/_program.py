@@ -93,6 +93,12 @@ class _Argument:
             self.by_pointer = bool(entry["by_pointer"])
         except (KeyError, TypeError) as e:
             raise Error(f"{path}: malformed program description (argument entry {entry!r}: {e})") from None
+        if self.kind == "callback":
+            raise Error(
+                f"{path}: argument '{self.name}' is a callback ({entry.get('signature', 'a C function pointer')}), "
+                "which this package does not bind yet; call the program through DaCe (sdfc.dace.enable(): DaCe's "
+                "loader passes Python functions) or bind a C function with Program::set_callback in C++"
+            )
         if self.dtype_name not in DTYPES:
             raise Error(
                 f"{path}: argument '{self.name}' has dtype {self.dtype_name}, which this package does not bind "

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sdfc
-from _corpus import arrays_of, call_arguments, case_json, mismatches
+from _corpus import REPOSITORY, arrays_of, call_arguments, case_json, mismatches
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +240,13 @@ def test_program_description(axpy):
     assert axpy.arguments == ["x", "y", "N", "a"]
     assert [a["kind"] for a in axpy.info["args"]] == ["array", "array", "symbol", "scalar"]
     assert "x: float64[N] (CPU_Heap)" in repr(axpy)
+
+
+def test_a_program_with_callbacks_is_refused_at_load_saying_where_callbacks_work(compiler):
+    """Callback arguments (DaCe's `callback` dtype) are bound by DaCe's loader or the C++ API; this
+    package says so when it loads such a library instead of binding a wrong type."""
+    with pytest.raises(sdfc.Error) as error:
+        sdfc.compile(REPOSITORY / "tests" / "codegen" / "cpu" / "dace_callbacks.sdfg", compiler=compiler)
+    text = str(error.value)
+    assert "argument 'clock' is a callback (double (*)())" in text
+    assert "sdfc.dace.enable()" in text and "Program::set_callback" in text

@@ -534,3 +534,87 @@ def test_map_scope_transient_sized_at_run_time():
     b = np.zeros((5, 7))
     rowwork(a, b)
     np.testing.assert_array_equal(b, a * 2 + 1)
+
+
+# Functions DaCe's frontend cannot parse (they append to a Python list): their calls become
+# callbacks into Python.
+_callback_calls = []
+
+
+def _scaled_product(a, alpha, b):
+    _callback_calls.append("product")
+    return alpha * a @ b, alpha * np.float64(2)
+
+
+def _scale_in_place(c, beta):
+    _callback_calls.append("scale")
+    c *= beta
+
+
+def _clock():
+    _callback_calls.append("clock")
+    return 42.5
+
+
+
+def test_callbacks_pass_arrays_and_scalars_and_return_through_pointers():
+    """DaCe's automatic callbacks: function pointers DaCe's loader makes from Python functions,
+    passed in the library's argument order (callbacks sort with the scalars); arrays go as
+    pointers, scalars by value, several results through pointers after the arguments, in the
+    order the program calls them."""
+    _callback_calls.clear()
+
+    @dace.program
+    def with_callbacks(A: dace.float64[N, N], B: dace.float64[N, N], C: dace.float64[N, N], beta: dace.float64):
+        tmp: dace.float64[N, N]
+        tmp2: dace.float64
+        tmp, tmp2 = _scaled_product(A, 0.5, B)
+        _scale_in_place(C, beta)
+        C += tmp * tmp2
+
+    sdfc.dace.enable()
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.random((9, 9)) for _ in range(3))
+    beta = 0.75
+    expected = 0.5 * a @ b * 1.0 + beta * c
+    with pytest.warns(UserWarning, match="Automatically creating callback"):
+        with_callbacks(a, b, c, beta)
+    np.testing.assert_allclose(c, expected, rtol=1e-12)
+    assert _callback_calls == ["product", "scale"]
+
+
+def test_callback_scalar_result_is_written_through_the_pointer_connector():
+    """`res = f()` with a scalar result: DaCe declares the output a pointer and writes its element."""
+    _callback_calls.clear()
+
+    @dace.program
+    def clocked(a: dace.float64[4]):
+        res: float = _clock()
+        a[1] = res + 1.0
+
+    sdfc.dace.enable()
+    a = np.zeros(4)
+    with pytest.warns(UserWarning, match="Automatically creating callback"):
+        clocked(a)
+    np.testing.assert_array_equal(a, [0.0, 43.5, 0.0, 0.0])
+    assert _callback_calls == ["clock"]
+
+
+def test_callbacks_in_a_loop_run_in_program_order():
+    """A callback called in a loop with the loop variable: every call, in order, with its value."""
+    seen = []
+
+    def record(i, x):
+        seen.append((int(i), float(x[0])))
+
+    @dace.program
+    def looped(x: dace.float64[3]):
+        for i in range(4):
+            x[0] = x[0] + 1.0
+            record(i, x)
+
+    sdfc.dace.enable()
+    x = np.zeros(3)
+    with pytest.warns(UserWarning, match="Automatically creating callback"):
+        looped(x)
+    assert seen == [(0, 1.0), (1, 2.0), (2, 3.0), (3, 4.0)]

@@ -739,6 +739,86 @@ TEST(Semantics, DynamicMapRangeInputs) {
 
 namespace {
 
+/// What the callbacks of dace_callbacks.sdfg saw, in call order.
+struct CallbackLog {
+  std::vector<std::string> calls;
+  int n = 0;
+};
+CallbackLog callback_log;
+
+double clock_callback() {
+  callback_log.calls.push_back("clock");
+  return 1.5;
+}
+/// product(A, 0.5, B) as DaCe bakes it: the constant is the callback's, A and B come in, tmp
+/// (N x N) and tmp2 (one element) go out through pointers.
+void product_callback(const double* a, const double* b, const double* tmp, const double* tmp2) {
+  callback_log.calls.push_back("product");
+  int n = callback_log.n;
+  auto* out = const_cast<double*>(tmp);  // DaCe declares every pointer const
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += 0.5 * a[i * n + k] * b[k * n + j];
+      out[i * n + j] = s;
+    }
+  *const_cast<double*>(tmp2) = 1.0;
+}
+void scale_callback(const double* c, double beta) {
+  callback_log.calls.push_back("scale");
+  auto* out = const_cast<double*>(c);
+  for (int i = 0; i < callback_log.n * callback_log.n; ++i) out[i] *= beta;
+}
+
+}  // namespace
+
+// DaCe's automatic callbacks (a program its frontend made from Python that calls functions it
+// could not parse): C function pointers passed as arguments; arrays by pointer, scalars by
+// value, several results through pointers, a scalar result returned; called in program order.
+TEST(Semantics, CallbacksAreCalledWithTheirArgumentsInProgramOrder) {
+  Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/../codegen/cpu/dace_callbacks.sdfg");
+  const int n = 3;
+  callback_log = {{}, n};
+  std::vector<double> a(n * n), b(n * n), c(n * n), expected(n * n);
+  for (int i = 0; i < n * n; ++i) {
+    a[i] = 0.25 * i;
+    b[i] = 1.0 - 0.125 * i;
+    c[i] = 2.0 + i;
+  }
+  const double beta = 0.5;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += 0.5 * a[i * n + k] * b[k * n + j];
+      expected[i * n + j] = beta * c[i * n + j] + s * 1.0 + 1.5;
+    }
+  p.set_array("A", a.data(), a.size());
+  p.set_array("B", b.data(), b.size());
+  p.set_array("C", c.data(), c.size());
+  p.set_value("N", n);
+  p.set_value("beta", beta);
+  std::string info;
+  for (auto& arg : p.arguments())
+    if (arg.kind == "callback") info += arg.name + ": " + arg.signature + "; ";
+  EXPECT_EQ(info,
+            "clock: double (*)(); product: void (*)(double const *, double const *, double const *, double const *); "
+            "scale: void (*)(double const *, double); ");
+  EXPECT_NE(error_of([&] { p.call(); })
+                .find("\"clock\" of program \"dace_callbacks\" is not bound; bind it with "
+                      "set_callback"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { p.set_value("clock", 1.0); }).find("is a callback; bind it with set_callback"),
+            std::string::npos);
+  p.set_callback("clock", &clock_callback);
+  p.set_callback("product", &product_callback);
+  p.set_callback("scale", &scale_callback);
+  p.call();
+  EXPECT_EQ(callback_log.calls, (std::vector<std::string>{"product", "scale", "clock"}));
+  for (int i = 0; i < n * n; ++i) EXPECT_DOUBLE_EQ(c[i], expected[i]) << "element " << i;
+}
+
+namespace {
+
 /// y = ((x + shift) * 2) + shift through transients in three states (External under
 /// --transients external; t1 and t3 share workspace bytes).
 std::string staged_json(const std::string& name, double shift) {

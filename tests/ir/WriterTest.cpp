@@ -97,3 +97,27 @@ TEST(Writer, Int64SymbolsUseTheTypedSpelling) {
   Json out = to_json(*read_sdfg(in.dump()));
   EXPECT_EQ(out["attributes"]["_arrays"]["A"]["attributes"]["shape"][0], "symbol($N, dtype=dace.int64)");
 }
+
+// DaCe's callback symbols and pointer connectors (tests/codegen/cpu/dace_callbacks.sdfg, made by
+// DaCe's frontend) are read into the IR and written back as DaCe spells them.
+TEST(Writer, CallbacksAndPointerConnectorsRoundTrip) {
+  auto a = read_sdfg(slurp(data_path("../codegen/cpu/dace_callbacks.sdfg")));
+  ASSERT_EQ(a->callbacks.size(), 3u);
+  const Callback* product = a->find_callback("product");
+  ASSERT_TRUE(product);
+  EXPECT_EQ(product->arguments.size(), 2u);
+  EXPECT_TRUE(product->arguments[0].array);
+  EXPECT_EQ(product->results.size(), 2u);
+  EXPECT_FALSE(product->returns_scalar());
+  const Callback* clock = a->find_callback("clock");
+  ASSERT_TRUE(clock);
+  EXPECT_TRUE(clock->returns_scalar());
+  EXPECT_FALSE(a->symbol_type("clock"));
+  std::string once = write_sdfg(*a);
+  auto b = read_sdfg(once);
+  EXPECT_EQ(write_sdfg(*b), once);
+  EXPECT_EQ(dump(*a), dump(*b));
+  EXPECT_NE(dump(*a).find("callback product(float64[], float64[]) -> (float64[], float64[]), results through pointers"),
+            std::string::npos);
+  EXPECT_NE(once.find(R"("__out_res":{"type":"pointer","dtype":"float64"})"), std::string::npos);
+}

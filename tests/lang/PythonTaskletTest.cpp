@@ -700,3 +700,24 @@ TEST(PythonTasklet, TheSmallestInt64Literal) {
   EXPECT_EQ(translate("o = max(x, -9223372036854775808)", scope({{"x", kI64}}, {{"o", kI64}})),
             "o = sdfc::rt::max(x, (-9223372036854775807LL - 1));\n");
 }
+
+// Calls of DaCe's callbacks: arrays by pointer (the address of a connector bound to one element),
+// scalars converted to the parameter's type, results beyond one scalar through output connectors;
+// a callback's name shadows the built-in function of that name.
+TEST(PythonTasklet, CallbackCalls) {
+  Callback clock{{}, {{false, kF64}}};
+  Callback product{{{true, kF64}, {false, kF64}}, {{true, kF64}, {false, kI32}}};
+  Callback log{{{false, kF64}}, {}};
+  auto s = scope({{"a", kF64}, {"x", kI32}}, {{"o", kF64}, {"r", kI32}, {"t", kF64}});
+  s.pointers = {"a", "t"};
+  s.callbacks = {{"clock", &clock}, {"product", &product}, {"log", &log}};
+  EXPECT_EQ(translate("o = clock() + 1.0", s), "o = clock() + 1.0;\n");
+  EXPECT_EQ(translate("product(a, x, t, r)", s), "product(a, static_cast<double>(x), t, &r);\n");
+  EXPECT_EQ(translate("log(x)", s), "log(static_cast<double>(x));\n");  // not std::log
+  EXPECT_NE(message_of("o = log(1.0)", s).find("callback 'log' returns no single value"), std::string::npos);
+  EXPECT_NE(message_of("product(a, x, t)", s).find("takes 4 positional arguments (2 values and 2 result pointers)"),
+            std::string::npos);
+  EXPECT_NE(message_of("product(a, x, t, x)", s).find("argument 4 of callback 'product'"), std::string::npos);
+  EXPECT_NE(message_of("product(r, x, t, r)", s).find("connector 'r' is int32, the callback takes float64"),
+            std::string::npos);
+}

@@ -55,9 +55,13 @@ struct Options {
 /// One argument of a program, in DaCe's order.
 struct ArgumentInfo {
   std::string name;
-  std::string kind;                ///< "array", "scalar" or "symbol"
-  std::string dtype;               ///< "float64", "int32", ...
+  std::string kind;                ///< "array", "scalar", "symbol" or "callback"
+  std::string dtype;               ///< "float64", "int32", ... ("callback" for callbacks)
   std::vector<std::string> shape;  ///< arrays: extents as expressions of the symbols ("N", "-2 + M")
+  /// Callbacks: the C type of the function pointer, as DaCe declares it ("void (*)(double const *,
+  /// double)": arrays as pointers to their first element, scalars by value, results beyond one
+  /// scalar through pointers after the arguments).
+  std::string signature;
 };
 
 /// A compiled, loaded program.
@@ -91,6 +95,13 @@ class Program {
   void set_value(const std::string& name, int value) { set_value(name, static_cast<std::int64_t>(value)); }
   /// Binds a complex64 or complex128 scalar argument (each part converts exactly, or Error).
   void set_value(const std::string& name, std::complex<double> value);
+  /// Binds a callback argument (DaCe's `callback` dtype) to a function of the C type
+  /// `arguments()[i].signature`; the program calls it on the calling thread, in program order.
+  template <typename R, typename... A>
+  void set_callback(const std::string& name, R (*function)(A...)) {
+    set_callback_pointer(name, reinterpret_cast<void (*)()>(function));
+  }
+  void set_callback_pointer(const std::string& name, void (*function)());
 
   /// Calls the program. The first call (and a call with new symbol values) initializes it;
   /// workspaces for External transients are allocated by the Program. Throws Error for a missing
