@@ -618,3 +618,35 @@ def test_callbacks_in_a_loop_run_in_program_order():
     with pytest.warns(UserWarning, match="Automatically creating callback"):
         looped(x)
     assert seen == [(0, 1.0), (1, 2.0), (2, 3.0), (3, 4.0)]
+
+
+def test_gpu_callback_sees_device_data_and_its_work_is_waited_for():
+    """DaCe's callback_autodetect_test::test_gpu_callback: a callback doubles a GPU transient with
+    CuPy (on CuPy's stream, which sdfc does not know); the copy in is finished before the call and
+    the callback's work before the copy out (device-sync-after). Needs CuPy and a GPU."""
+    cp = pytest.importorskip("cupy")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no GPU")
+    except cp.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no GPU")
+    seen = []
+
+    def double_on_the_device(arr):
+        seen.append(type(arr).__module__.split(".")[0])
+        arr *= 2
+
+    @dace.program
+    def gpucallback(A):
+        tmp = dace.ndarray([1 << 22], dace.float64, storage=dace.StorageType.GPU_Global)
+        tmp[:] = A
+        double_on_the_device(tmp)
+        A[:] = tmp
+
+    sdfc.dace.enable()
+    a = cp.random.rand(1 << 22)
+    expected = a * 2
+    with pytest.warns(UserWarning, match="Automatically creating callback"):
+        gpucallback(a)
+    assert seen == ["cupy"]
+    assert bool(cp.all(a == expected))
