@@ -433,4 +433,85 @@ void Expander::tensor_transpose(const Site& x) {
   e.finish();
 }
 
+std::vector<std::size_t> Expander::axes(const Site& x, const char* name, std::size_t rank) {
+  std::vector<std::size_t> out;
+  auto it = x.node().extra.find(name);
+  if (it == x.node().extra.end() || it->is_null()) return out;
+  std::string where = x.ptr + "/attributes/" + name;
+  if (!it->is_array()) refuse(where, fmt::format("{}: expected {} as a list of dimensions", x.who(), name));
+  std::vector<bool> seen(rank, false);
+  for (const Json& a : *it) {
+    if (!a.is_number_integer() || a.get<std::int64_t>() < 0 || a.get<std::uint64_t>() >= rank ||
+        seen[a.get<std::size_t>()])
+      refuse(where,
+             fmt::format("{}: {} {} are not distinct dimensions of a rank-{} tensor", x.who(), name, it->dump(), rank));
+    seen[a.get<std::size_t>()] = true;
+    out.push_back(a.get<std::size_t>());
+  }
+  return out;
+}
+
+void Expander::tensor_dot(const Site& x) {
+  Operand l = required(x, "_left_tensor", true), r = required(x, "_right_tensor", true),
+          o = required(x, "_out_tensor", false);
+  std::vector<Expr> sl = l.shape(false), sr = r.shape(false), so = o.shape(false);
+  std::vector<std::size_t> la = axes(x, "left_axes", sl.size()), ra = axes(x, "right_axes", sr.size());
+  if (la.size() != ra.size())
+    refuse(x.ptr + "/attributes/right_axes",
+           fmt::format("{}: {} left and {} right contracted dimensions; they must pair up", x.who(), la.size(),
+                       ra.size()));
+  for (std::size_t k = 0; k < la.size(); ++k)
+    sizes_agree(x, sl[la[k]], sr[ra[k]], fmt::format("left dimension {} and right dimension {}", la[k], ra[k]));
+  Expansion e(x, fmt::format("tensor_dot_{}", counter_++));
+  e.bind("_left", l, true, false);
+  e.bind("_right", r, true, false);
+  e.bind("_out", o, false, false);
+  // The dot's dimensions: the free ones of the left tensor, then of the right, each a parameter.
+  Loops dot, sums;
+  std::vector<std::string> li(sl.size()), ri(sr.size());
+  for (std::size_t k = 0; k < la.size(); ++k) {
+    sums.params.push_back(e.param(fmt::format("__s{}", k)));
+    sums.ranges.push_back(range_of(sl[la[k]]));
+    li[la[k]] = ri[ra[k]] = sums.params.back();
+  }
+  std::vector<Expr> dot_shape;
+  for (auto* side : {&li, &ri}) {
+    const std::vector<Expr>& shape = side == &li ? sl : sr;
+    for (std::size_t k = 0; k < side->size(); ++k) {
+      if (!(*side)[k].empty()) continue;
+      (*side)[k] = e.param(fmt::format("__o{}", dot.params.size()));
+      dot.params.push_back((*side)[k]);
+      dot.ranges.push_back(range_of(shape[k]));
+      dot_shape.push_back(shape[k]);
+    }
+  }
+  std::vector<std::size_t> perm = axes(x, "permutation", so.size());
+  if (perm.empty())
+    for (std::size_t k = 0; k < so.size(); ++k) perm.push_back(k);
+  if (perm.size() != dot_shape.size() || so.size() != dot_shape.size())
+    refuse(x.ptr, fmt::format("{}: the output has {} dimensions, the dot product {} (permutation of {})", x.who(),
+                              so.size(), dot_shape.size(), perm.size()));
+  std::vector<std::string> oi;
+  for (std::size_t k = 0; k < perm.size(); ++k) {
+    sizes_agree(x, so[k], dot_shape[perm[k]], fmt::format("output dimension {} and dot dimension {}", k, perm[k]));
+    oi.push_back(dot.params[perm[k]]);
+  }
+  if (sums.params.empty()) {  // an outer product: nothing to sum
+    StateBuilder b = e.state("tensor_dot");
+    elementwise(b, "tensor_dot", dot, {{"__l", "_left", li}, {"__r", "_right", ri}}, "__out = __l * __r",
+                {"__out", "_out", oi}, schedule(x, {&l, &r, &o}));
+    return e.finish();
+  }
+  Product p;
+  p.label = "tensor_dot";
+  p.outs = dot;
+  p.sums = sums;
+  p.factors = {{"__l", "_left", li}, {"__r", "_right", ri}};
+  p.out = {"__out", "_out", oi};
+  p.alpha = Coefficient{"1", 1.0, nullptr};
+  p.beta = Coefficient{"0", 0.0, nullptr};
+  build_product(e, p, schedule(x, {&l, &r, &o}));
+  e.finish();
+}
+
 }  // namespace sdfc::library

@@ -17,6 +17,7 @@ const std::vector<Expander::LibraryClass>& Expander::classes() {
       {"dace.libraries.blas.nodes.ger.Ger", &Expander::ger_node},
       {"dace.libraries.linalg.nodes.transpose.Transpose", &Expander::transpose},
       {"dace.libraries.linalg.nodes.ttranspose.TensorTranspose", &Expander::tensor_transpose},
+      {"dace.libraries.linalg.nodes.tensordot.TensorDot", &Expander::tensor_dot},
   };
   return list;
 }

@@ -432,6 +432,14 @@ class Expander {
   /// with j_k = i_axes[k] (numpy.transpose; DaCe's pure expansion); a beta other than 0 is refused.
   void tensor_transpose(const Site& x);
 
+  /// TensorDot (`_left_tensor`, `_right_tensor` -> `_out_tensor`; left_axes, right_axes,
+  /// permutation): numpy.tensordot. The dot's dimensions are the left tensor's free ones, then the
+  /// right's; out[p...] with p_k = dot index permutation[k] (none: in order) is the sum over the
+  /// contracted dimensions, in order (DaCe's pure expansion, without its write-conflict sum).
+  void tensor_dot(const Site& x);
+  /// A list of distinct dimensions below `rank` in attribute `name` (absent: empty).
+  std::vector<std::size_t> axes(const Site& x, const char* name, std::size_t rank);
+
   // ---- Reduce -------------------------------------------------------------------------------------
 
   void reduce(const Site& x);

@@ -650,3 +650,18 @@ def test_gpu_callback_sees_device_data_and_its_work_is_waited_for():
         gpucallback(a)
     assert seen == ["cupy"]
     assert bool(cp.all(a == expected))
+
+
+@pytest.mark.parametrize("axes", [([0, 3], [2, 0]), ([], []), 1])
+def test_tensordot_contracts_like_numpy(axes):
+    """numpy.tensordot (DaCe's TensorDot node, expanded by sdfc): pairs of contracted dimensions in
+    any order, an outer product (no pairs), the last axis of A with the first of B."""
+
+    @dace.program
+    def contract(A: dace.float64[2, 3, 4, 2], B: dace.float64[2, 6, 2]):
+        return np.tensordot(A, B, axes=axes)
+
+    sdfc.dace.enable()
+    rng = np.random.default_rng(5)
+    a, b = rng.random((2, 3, 4, 2)), rng.random((2, 6, 2))
+    np.testing.assert_allclose(contract(a, b), np.tensordot(a, b, axes=axes), rtol=1e-12)
