@@ -514,4 +514,121 @@ void Expander::tensor_dot(const Site& x) {
   e.finish();
 }
 
+void Expander::einsum(const Site& x) {
+  std::string where = x.ptr + "/attributes/einsum_str";
+  auto it = x.node().extra.find("einsum_str");
+  if (it == x.node().extra.end() || !it->is_string()) refuse(where, fmt::format("{}: expected einsum_str", x.who()));
+  std::string spec;
+  for (char ch : it->get<std::string>())
+    if (ch != ' ') spec += ch;
+  auto arrow = spec.find("->");
+  std::string lhs = spec.substr(0, arrow), out_letters;
+  std::vector<std::string> terms;
+  for (std::size_t b = 0;;) {
+    auto c = lhs.find(',', b);
+    terms.push_back(lhs.substr(b, c == std::string::npos ? std::string::npos : c - b));
+    if (c == std::string::npos) break;
+    b = c + 1;
+  }
+  std::map<char, int> count;
+  for (auto& t : terms)
+    for (char ch : t) {
+      if (!std::isalpha(static_cast<unsigned char>(ch)))
+        refuse(where, fmt::format("{}: \"{}\" is not supported (letters, ',' and '->' only; no '...')", x.who(),
+                                  it->get<std::string>()));
+      if (std::count(t.begin(), t.end(), ch) > 1)
+        refuse(where,
+               fmt::format("{}: letter '{}' twice in operand \"{}\" (a diagonal) is not supported", x.who(), ch, t));
+      ++count[ch];
+    }
+  if (arrow == std::string::npos) {  // numpy's implicit mode: the letters used once, in order
+    for (auto& [ch, n] : count)
+      if (n == 1) out_letters += ch;
+  } else {
+    out_letters = spec.substr(arrow + 2);
+  }
+  if (out_letters.empty())
+    refuse(where, fmt::format("{}: an einsum with a scalar result (\"{}\") is not supported; write it as a "
+                              "reduction (numpy.sum of the product)",
+                              x.who(), it->get<std::string>()));
+  std::vector<std::string> conns;
+  for (auto& c : x.node().in_connectors) conns.push_back(c.name);
+  std::sort(conns.begin(), conns.end());
+  if (conns.size() != terms.size() || x.node().out_connectors.size() != 1)
+    refuse(x.ptr, fmt::format("{}: \"{}\" names {} operands; the node has {} inputs and {} outputs", x.who(),
+                              it->get<std::string>(), terms.size(), conns.size(), x.node().out_connectors.size()));
+  std::vector<Operand> ins;
+  for (auto& c : conns) ins.push_back(required(x, c, true));
+  const std::string out_conn = x.node().out_connectors[0].name;
+  Operand out = required(x, out_conn, false);
+  // Each letter's extent, from the first operand that has it; every other use must agree.
+  std::map<char, Expr> extent;
+  std::vector<bool> squeeze;
+  auto letters_of = [&](const Operand& op, const std::string& letters, const std::string& what) {
+    bool sq = op.rank() == letters.size();
+    std::vector<Expr> shape = op.shape(sq);
+    if (shape.size() != letters.size())
+      refuse(x.ptr, fmt::format("{}: {} has {} dimensions, \"{}\" names {}", x.who(), what, shape.size(), letters,
+                                letters.size()));
+    for (std::size_t k = 0; k < letters.size(); ++k) {
+      auto [e, fresh] = extent.emplace(letters[k], shape[k]);
+      if (!fresh) sizes_agree(x, e->second, shape[k], fmt::format("the extents of letter '{}'", letters[k]));
+    }
+    squeeze.push_back(sq);
+  };
+  for (std::size_t k = 0; k < ins.size(); ++k) letters_of(ins[k], terms[k], "input " + conns[k]);
+  for (char ch : out_letters)
+    if (!extent.count(ch)) refuse(where, fmt::format("{}: output letter '{}' is in no input", x.who(), ch));
+  letters_of(out, out_letters, "the output");
+  Coefficient alpha = coefficient(x, "alpha", 1), beta = coefficient(x, "beta", 0);
+  Expansion e(x, fmt::format("einsum_{}", counter_++));
+  e.uses(alpha);
+  e.uses(beta);
+  std::vector<const Operand*> ops;
+  for (std::size_t k = 0; k < ins.size(); ++k) {
+    e.bind(conns[k], ins[k], true, squeeze[k]);
+    ops.push_back(&ins[k]);
+  }
+  e.bind(out_conn, out, false, squeeze.back());
+  ops.push_back(&out);
+  std::map<char, std::string> param;
+  Product p;
+  for (auto& [ch, ext] : extent) param[ch] = e.param(std::string("__") + ch);
+  auto index = [&](const std::string& letters) {
+    std::vector<std::string> out_index;
+    for (char ch : letters) out_index.push_back(param[ch]);
+    return out_index;
+  };
+  for (char ch : out_letters) {
+    p.outs.params.push_back(param[ch]);
+    p.outs.ranges.push_back(range_of(extent[ch]));
+  }
+  for (auto& [ch, ext] : extent)
+    if (out_letters.find(ch) == std::string::npos) {
+      p.sums.params.push_back(param[ch]);
+      p.sums.ranges.push_back(range_of(ext));
+    }
+  for (std::size_t k = 0; k < ins.size(); ++k)
+    p.factors.push_back({"__in" + std::to_string(k), conns[k], index(terms[k])});
+  p.out = {"__out", out_conn, index(out_letters)};
+  p.label = "einsum";
+  p.alpha = alpha;
+  p.beta = beta;
+  if (p.sums.params.empty()) {  // nothing summed: one product per output element
+    std::string term;
+    for (auto& f : p.factors) term += (term.empty() ? "" : " * ") + f.conn;
+    if (!alpha.is(1)) term = alpha.times("(" + term + ")");
+    std::vector<Access> reads = p.factors;
+    if (!beta.is(0)) {
+      reads.push_back({"__c", out_conn, p.out.index});
+      term += " + " + (beta.is(1) ? std::string("__c") : beta.times("__c"));
+    }
+    StateBuilder b = e.state("einsum");
+    elementwise(b, "einsum", p.outs, reads, "__out = " + term, p.out, schedule(x, ops));
+    return e.finish();
+  }
+  build_product(e, p, schedule(x, ops));
+  e.finish();
+}
+
 }  // namespace sdfc::library

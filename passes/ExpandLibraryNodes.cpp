@@ -18,6 +18,7 @@ const std::vector<Expander::LibraryClass>& Expander::classes() {
       {"dace.libraries.linalg.nodes.transpose.Transpose", &Expander::transpose},
       {"dace.libraries.linalg.nodes.ttranspose.TensorTranspose", &Expander::tensor_transpose},
       {"dace.libraries.linalg.nodes.tensordot.TensorDot", &Expander::tensor_dot},
+      {"dace.libraries.blas.nodes.einsum.Einsum", &Expander::einsum},
   };
   return list;
 }

@@ -437,6 +437,11 @@ class Expander {
   /// right's; out[p...] with p_k = dot index permutation[k] (none: in order) is the sum over the
   /// contracted dimensions, in order (DaCe's pure expansion, without its write-conflict sum).
   void tensor_dot(const Site& x);
+  /// Einsum (inputs: its connectors in name order, as DaCe pairs them with the operands of
+  /// `einsum_str`; one output; alpha, beta): out[o...] = alpha * sum over the letters not in the
+  /// output of the product of the inputs + beta * out, the sum in order. Refused: `...`, a letter
+  /// twice in one operand (a diagonal), a result without letters.
+  void einsum(const Site& x);
   /// A list of distinct dimensions below `rank` in attribute `name` (absent: empty).
   std::vector<std::size_t> axes(const Site& x, const char* name, std::size_t rank);
 

@@ -665,3 +665,35 @@ def test_tensordot_contracts_like_numpy(axes):
     rng = np.random.default_rng(5)
     a, b = rng.random((2, 3, 4, 2)), rng.random((2, 6, 2))
     np.testing.assert_allclose(contract(a, b), np.tensordot(a, b, axes=axes), rtol=1e-12)
+
+
+@pytest.mark.parametrize("spec, alpha, beta", [("ik,kj->ij", 2.0, 0.5), ("ik,kj", 1.0, 0.0), ("ik,jk->kij", 1.5, 0.0)])
+def test_einsum_node_computes_like_numpy(spec, alpha, beta):
+    """DaCe's Einsum library node (expanded by sdfc): alpha times the contraction plus beta times
+    the output, numpy's implicit output (letters used once, in order), an outer product."""
+    from dace.libraries.blas.nodes.einsum import Einsum
+
+    sdfg = dace.SDFG("einsum_" + str(abs(hash(spec)) % 1000))
+    lhs = spec.split("->")[0].split(",")
+    out_letters = spec.split("->")[1] if "->" in spec else "".join(sorted(c for c in set(spec) if c.isalpha() and spec.count(c) == 1))
+    sizes = {"i": 3, "j": 4, "k": 5}
+    shapes = [[sizes[c] for c in lhs[0]], [sizes[c] for c in lhs[1]], [sizes[c] for c in out_letters]]
+    for name, shape in zip("ABC", shapes):
+        sdfg.add_array(name, shape, dace.float64)
+    state = sdfg.add_state()
+    node = Einsum("einsum")
+    node.einsum_str, node.alpha, node.beta = spec, alpha, beta
+    for conn in ("a", "b"):
+        node.add_in_connector(conn)
+    node.add_out_connector("c")
+    state.add_node(node)
+    for conn, name in (("a", "A"), ("b", "B")):
+        state.add_edge(state.add_read(name), None, node, conn, dace.Memlet.from_array(name, sdfg.arrays[name]))
+    state.add_edge(node, "c", state.add_write("C"), None, dace.Memlet.from_array("C", sdfg.arrays["C"]))
+
+    sdfc.dace.enable()
+    rng = np.random.default_rng(7)
+    a, b, c = (rng.random(s) for s in shapes)
+    expected = alpha * np.einsum(spec, a, b) + beta * c
+    sdfg(A=a, B=b, C=c)
+    np.testing.assert_allclose(c, expected, rtol=1e-12)
