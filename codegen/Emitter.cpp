@@ -16,7 +16,6 @@
 #include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
 #include "lang/PythonTasklet.h"
-#include "passes/Legalize.h"
 
 namespace sdfc::codegen {
 

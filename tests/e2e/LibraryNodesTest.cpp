@@ -141,7 +141,8 @@ TEST(LibraryNodes, RefusalsNameTheNode) {
   EXPECT_NE(refusal(one_node("dace.libraries.linalg.nodes.inv.Inv", {{"_ain", "A", "0:5, 0:3"}}, {"5"}, "0:5", "_aout"))
                 .find("/nodes/0/nodes/0/classpath: error: unsupported library node \"node\" of class "
                       "dace.libraries.linalg.nodes.inv.Inv; sdfc expands Reduce, MatMul, BatchedMatMul, Gemm, Gemv, "
-                      "Dot, Ger, Transpose, TensorTranspose (other classes: expand them in DaCe first, "
+                      "Dot, Ger, Transpose, TensorTranspose, TensorDot, Einsum (other classes: expand them in DaCe "
+                      "first, "
                       "sdfg.expand_library_nodes())"),
             std::string::npos);
   EXPECT_NE(refusal(one_node(kMatMul, {{"_a", "A", "0:5, 0:3"}, {"_b", "B", "0:4, 0:2"}}, {"5", "2"}, "0:5, 0:2", "_c"))
