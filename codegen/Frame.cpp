@@ -11,10 +11,6 @@
 #include "ir/JsonReader.h"
 #include "lang/CppEnvironment.h"
 
-#ifndef SDFC_VERSION
-#define SDFC_VERSION "0.0.0"
-#endif
-
 namespace sdfc::codegen {
 
 namespace {

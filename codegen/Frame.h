@@ -14,6 +14,10 @@
 #include "codegen/Emitter.h"
 #include "ir/Signature.h"
 
+#ifndef SDFC_VERSION  // the build defines it; builds of a few sources alone (the fuzzer) do not
+#define SDFC_VERSION "0.0.0"
+#endif
+
 namespace sdfc::codegen {
 
 class FramePrinter {
