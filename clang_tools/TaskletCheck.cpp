@@ -22,6 +22,7 @@
 
 #include "analysis/GpuOps.h"
 #include "clang_tools/ClangPlugin.h"
+#include "ir/Memlets.h"
 #include "ir/Signature.h"
 #include "lang/CodeWriter.h"
 #include "lang/CppEnvironment.h"
@@ -85,12 +86,6 @@ bool has_cpp_type(DType t) {
   // The generated code's headers do not define dace::float16 (the code generator does not
   // support it yet); tasklets with such connectors are left to it.
   return t != DType::Float16;
-}
-
-bool single_element(const Range& r) {
-  for (auto& d : r)
-    if (!equal(simplify(d.start), simplify(d.end))) return false;
-  return true;
 }
 
 /// The unit's first lines, the same for every program of a target kind (cpu, or GPU): the

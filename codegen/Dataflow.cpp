@@ -290,14 +290,17 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     lowered(st, *e, EdgeRole::TaskletInput);
     DType t = in.dtype.value_or(c.data(e->memlet.data)->dtype);
     const Range& r = *e->memlet.subset;
-    if (in.pointer)
-      ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
-    else if (input_bound_by_value(e->memlet, r))
-      ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
-    else if (input_bound_by_reference(e->memlet, r))
-      ins.push_back({"const " + ctype(t) + "&", in.name, element(c, e->memlet.data, starts(r), np)});
-    else
-      ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
+    switch (input_binding(in, e->memlet, r)) {
+      case ConnectorBinding::Value:
+        ins.push_back({"const " + ctype(t), in.name, element(c, e->memlet.data, starts(r), np)});
+        break;
+      case ConnectorBinding::Reference:
+        ins.push_back({"const " + ctype(t) + "&", in.name, element(c, e->memlet.data, starts(r), np)});
+        break;
+      case ConnectorBinding::Pointer:
+        ins.push_back({"const " + ctype(t) + "*", in.name, address(c, e->memlet.data, starts(r), np)});
+        break;
+    }
   }
   for (auto& out : n.out_connectors) {
     auto es = out_edges(st, id, out.name);
@@ -306,13 +309,14 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     const DataEdge* e = es[0];
     DType t = out.dtype.value_or(c.data(e->memlet.data)->dtype);
     const Range& r = *e->memlet.subset;
-    SDFC_ASSERT((output_bound_by_value(e->memlet, r) && !out.pointer) || es.size() == 1,
+    ConnectorBinding b = output_binding(out, e->memlet, r);
+    SDFC_ASSERT(b == ConnectorBinding::Value || es.size() == 1,
                 "output fan-out of a pointer or reference not legalized: " + np + " " + out.name);
-    if (!single_element(r) || out.pointer) {
+    if (b == ConnectorBinding::Pointer) {
       outs.push_back({ctype(t) + "*", out.name, address(c, e->memlet.data, starts(r), np)});
       continue;
     }
-    if (output_bound_by_reference(e->memlet, r)) {
+    if (b == ConnectorBinding::Reference) {
       outs.push_back({ctype(t) + "&", out.name, element(c, e->memlet.data, starts(r), np)});
       continue;
     }

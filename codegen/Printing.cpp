@@ -62,12 +62,6 @@ std::vector<Expr> starts(const Range& r) {
   return s;
 }
 
-bool single_element(const Range& r) {
-  for (auto& d : r)
-    if (!equal(simplify(d.start), simplify(d.end))) return false;
-  return true;
-}
-
 std::string fill(std::string_view text, const std::vector<std::pair<std::string_view, std::string>>& values) {
   std::string out;
   std::size_t at = 0;

@@ -31,7 +31,6 @@ std::string sym(const Expr& e);
 std::string wide_size(const Expr& e);
 
 std::vector<Expr> starts(const Range& r);
-bool single_element(const Range& r);
 inline Expr extent(const RangeDim& d) {
   return range_extent(d);
 }

@@ -270,4 +270,10 @@ EdgeSubsets edge_subsets(const SDFG& sdfg, const Block& st, const DataEdge& e) {
   return out;
 }
 
+bool single_element(const Range& r) {
+  for (auto& d : r)
+    if (!equal(simplify(d.start), simplify(d.end))) return false;
+  return true;
+}
+
 }  // namespace sdfc

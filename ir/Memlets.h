@@ -75,6 +75,8 @@ Range full_range(const DataDesc& d);
 
 /// Elements in dimension `d` of a range: (end - start + 1) / step, rounded up.
 Expr range_extent(const RangeDim& d);
+/// Whether `r` moves one element (start equals end in every dimension, after simplification).
+bool single_element(const Range& r);
 /// The dimensions of `r` that move more than one element (a copy pairs them between its ends).
 std::vector<std::size_t> moved_dimensions(const Range& r);
 

@@ -151,6 +151,14 @@ std::set<std::string> identifiers_in(const std::string& code) {
   return out;
 }
 
+std::vector<std::string> callbacks_called(const SDFG& sdfg, const Node& tasklet) {
+  std::vector<std::string> out;
+  if (sdfg.callbacks.empty()) return out;
+  for (auto& id : identifiers_in(tasklet.code.code))
+    if (sdfg.find_callback(id)) out.push_back(id);
+  return out;
+}
+
 std::set<std::string> free_symbols(const SDFG& sdfg) {
   Collector c;
   for (auto& [n, d] : sdfg.arrays) c.desc(d);

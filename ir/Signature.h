@@ -44,6 +44,9 @@ std::vector<std::string> assigned_symbols(const SDFG& sdfg);
 /// Every name a piece of code mentions (identifier tokens), for code that is not parsed.
 std::set<std::string> identifiers_in(const std::string& code);
 
+/// The callbacks of `sdfg` (SDFG::callbacks) that the code of `tasklet` names, sorted.
+std::vector<std::string> callbacks_called(const SDFG& sdfg, const Node& tasklet);
+
 /// Every name the interstate code of `sdfg` mentions (conditions, assignments, loop statements,
 /// branch conditions), not entering nested SDFGs.
 std::set<std::string> interstate_names(const SDFG& sdfg);

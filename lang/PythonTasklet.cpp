@@ -574,11 +574,6 @@ std::string Translator::fresh_name(const std::string& name, bool may_keep) {
 using python::Translator;
 
 namespace {
-bool single_element(const Range& r) {
-  for (auto& d : r)
-    if (!equal(simplify(d.start), simplify(d.end))) return false;
-  return true;
-}
 
 TaskletScope::Layout layout(const SDFG& sdfg, const std::string& data, const Range& r) {
   TaskletScope::Layout l;
@@ -593,17 +588,13 @@ TaskletScope::Layout layout(const SDFG& sdfg, const std::string& data, const Ran
 }
 }  // namespace
 
-bool input_bound_by_value(const Memlet& m, const Range& r) {
-  return single_element(r) && !m.dynamic;
+ConnectorBinding input_binding(const Connector& c, const Memlet& m, const Range& r) {
+  if (c.pointer || !single_element(r)) return ConnectorBinding::Pointer;
+  return m.dynamic ? ConnectorBinding::Reference : ConnectorBinding::Value;
 }
-bool input_bound_by_reference(const Memlet& m, const Range& r) {
-  return single_element(r) && m.dynamic;
-}
-bool output_bound_by_value(const Memlet& m, const Range& r) {
-  return single_element(r) && !(m.dynamic && !m.wcr);
-}
-bool output_bound_by_reference(const Memlet& m, const Range& r) {
-  return single_element(r) && m.dynamic && !m.wcr;
+ConnectorBinding output_binding(const Connector& c, const Memlet& m, const Range& r) {
+  if (c.pointer || !single_element(r)) return ConnectorBinding::Pointer;
+  return m.dynamic && !m.wcr ? ConnectorBinding::Reference : ConnectorBinding::Value;
 }
 
 TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, const std::vector<const DataEdge*>& in,
@@ -636,13 +627,13 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
       if (!e || e->memlet.data.empty() || !e->memlet.subset) continue;
       const Range& r = *e->memlet.subset;
       (inputs ? scope.inputs : scope.outputs)[conn.name] = conn.dtype.value_or(data_type(*e));
-      if (!single_element(r)) {
-        scope.layouts[conn.name] = layout(sdfg, e->memlet.data, r);
-        scope.pointers.insert(conn.name);
-      } else if (conn.pointer) {
-        scope.pointers.insert(conn.name);
+      ConnectorBinding b = inputs ? input_binding(conn, e->memlet, r) : output_binding(conn, e->memlet, r);
+      if (b != ConnectorBinding::Pointer) continue;
+      scope.pointers.insert(conn.name);
+      if (single_element(r))
         scope.element_pointers.insert(conn.name);
-      }
+      else
+        scope.layouts[conn.name] = layout(sdfg, e->memlet.data, r);
     }
   };
   bind(n.in_connectors, in, true);

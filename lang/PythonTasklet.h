@@ -51,16 +51,18 @@ struct TaskletScope {
   std::map<std::string, const Callback*> callbacks;
 };
 
-/// How the code generator binds a tasklet's input connector whose memlet moves `r`: by value (one
-/// element, not dynamic), as a const reference (one element, dynamic: read only where the code
-/// reads it, as DaCe does), otherwise as a pointer (with a layout).
-bool input_bound_by_value(const Memlet& m, const Range& r);
-bool input_bound_by_reference(const Memlet& m, const Range& r);
-/// ... and an output connector whose first memlet moves `r`: by value (one element written after
-/// the tasklet, possibly to several edges) or, for a dynamic one-element memlet without
-/// write-conflict resolution, as a reference; otherwise as a pointer (with a layout).
-bool output_bound_by_value(const Memlet& m, const Range& r);
-bool output_bound_by_reference(const Memlet& m, const Range& r);
+/// How the code generator binds a tasklet's connector to the memlet of its (first) edge.
+enum class ConnectorBinding {
+  Value,      ///< one element: a local (an output written after the tasklet, possibly to several edges)
+  Reference,  ///< one element, dynamic (no write-conflict resolution for an output): read or written
+              ///< only where the code does, as DaCe does
+  Pointer,    ///< more than one element (subscripted through a layout), or a connector declared a
+              ///< pointer (DaCe's `pointer` dtype) to one element
+};
+/// The rule, in one place, for input connector `c` whose memlet `m` moves `r`...
+ConnectorBinding input_binding(const Connector& c, const Memlet& m, const Range& r);
+/// ... and for output connector `c` whose first memlet `m` moves `r`.
+ConnectorBinding output_binding(const Connector& c, const Memlet& m, const Range& r);
 
 /// The scope of tasklet `id` of `state` in `sdfg` as the code generator binds it: symbols (the
 /// SDFG's, loop variables, enclosing map parameters and dynamic range inputs), input and output

@@ -142,7 +142,7 @@ class Legalizer {
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                        n.map.label, to_string(n.map.schedule)));
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
-      if (n.kind == NodeKind::Tasklet && !s.callbacks.empty()) callback_in_kernel(s, st, n, np);
+      if (n.kind == NodeKind::Tasklet) callback_in_kernel(s, st, n, np);
       if (n.kind == NodeKind::NestedSDFG && n.sdfg) nested(s, st, static_cast<int>(i), n, np);
     }
   }
@@ -200,12 +200,11 @@ class Legalizer {
     int gpu = n.scope_entry;
     while (gpu >= 0 && !is_gpu_schedule(st.node(gpu).map.schedule)) gpu = st.node(gpu).scope_entry;
     if (gpu < 0) return;
-    for (auto& id : identifiers_in(n.code.code))
-      if (s.find_callback(id))
-        error(np + "/attributes/code",
-              fmt::format("tasklet \"{}\" calls callback \"{}\" inside GPU map \"{}\"; a callback runs on the host: "
-                          "call it outside the GPU map, or give the map a CPU schedule",
-                          n.label, id, st.node(gpu).map.label));
+    for (auto& id : callbacks_called(s, n))
+      error(np + "/attributes/code",
+            fmt::format("tasklet \"{}\" calls callback \"{}\" inside GPU map \"{}\"; a callback runs on the host: "
+                        "call it outside the GPU map, or give the map a CPU schedule",
+                        n.label, id, st.node(gpu).map.label));
   }
 
   /// Only an output written by value after the tasklet can be written to several edges.
@@ -216,7 +215,7 @@ class Legalizer {
         if (e.src == id && e.src_conn && *e.src_conn == out.name) es.push_back(&e);
       if (es.size() < 2 || es[0]->memlet.data.empty() || !es[0]->memlet.subset) continue;
       const Range& r = *es[0]->memlet.subset;
-      if (output_bound_by_value(es[0]->memlet, r) && !out.pointer) continue;
+      if (output_binding(out, es[0]->memlet, r) == ConnectorBinding::Value) continue;
       bool single = true;
       for (auto& d : r) single &= equal(simplify(d.start), simplify(d.end));
       error(np + "/attributes/out_connectors/" + pointer_token(out.name),

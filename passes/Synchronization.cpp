@@ -763,12 +763,6 @@ class Synchronizer {
     p.done(streams);
   }
 
-  bool calls_callback(const Node& n) const {
-    if (sdfg_.callbacks.empty()) return false;
-    for (auto& id : identifiers_in(n.code.code))
-      if (sdfg_.find_callback(id)) return true;
-    return false;
-  }
   bool touches_device(const std::set<std::string>& reads, const std::set<std::string>& writes) const {
     for (const auto* names : {&reads, &writes})
       for (auto& name : *names)
@@ -851,7 +845,8 @@ class Synchronizer {
           host_access(st, id, reads, writes);
           if (host_conflict(p, reads, writes)) wait(n, p);
           wait_for(n, p, device_conflicts(p, reads, writes));
-          n.device_sync_after = n.kind == NodeKind::Tasklet && calls_callback(n) && touches_device(reads, writes);
+          n.device_sync_after =
+              n.kind == NodeKind::Tasklet && !callbacks_called(sdfg_, n).empty() && touches_device(reads, writes);
           break;
         }
       case NodeKind::NestedSDFG: {
