@@ -73,32 +73,23 @@ std::int64_t as_int64(const unsigned char* p, DType t) {
 
 CompileOptions to_compile_options(const Options& o) {
   CompileOptions c;
-  auto target = parse_target(o.target);
-  if (!target) throw Error(fmt::format("unknown target \"{}\"; expected {}", o.target, target_names()));
-  c.target = *target;
-  c.gpu_arch = o.gpu_arch;
-  if (o.transients.empty())
-    c.transients = TransientMode::AsDeclared;
-  else if (o.transients == "scoped")
-    c.transients = TransientMode::Scoped;
-  else if (o.transients == "persistent")
-    c.transients = TransientMode::Persistent;
-  else if (o.transients == "pool")
-    c.transients = TransientMode::Pool;
-  else if (o.transients == "external")
-    c.transients = TransientMode::External;
-  else
-    throw Error(
-        fmt::format("unknown transient mode \"{}\"; expected scoped, persistent, pool or external", o.transients));
-  if (o.gpu_streams < 0) throw Error(fmt::format("gpu_streams must be 0 or more, not {}", o.gpu_streams));
-  c.gpu_streams = o.gpu_streams;
-  c.gpu_graph = o.gpu_graph;
-  c.fuse_maps = o.fuse_maps;
-  c.dependent_launch = o.dependent_launch;
-  if (o.blas == "vendor")
-    c.blas = BlasMode::Vendor;
-  else if (!o.blas.empty() && o.blas != "pure")
-    throw Error(fmt::format("unknown BLAS mode \"{}\"; expected pure or vendor", o.blas));
+  // Each field through its row of the option table (ir/Options.h): the command line's checks.
+  auto set = [&](const char* name, const std::string& value) {
+    try {
+      find_option(name)->set(c, value);
+    } catch (const OptionError& e) {
+      throw Error(fmt::format("{} {}", name, e.what()));
+    }
+  };
+  auto text = [](bool b) { return std::string(b ? "true" : "false"); };
+  set("target", o.target);
+  set("gpu_arch", o.gpu_arch);
+  set("transients", o.transients.empty() ? "as-declared" : o.transients);
+  set("gpu_streams", std::to_string(o.gpu_streams));
+  set("blas", o.blas.empty() ? "pure" : o.blas);
+  set("gpu_graph", text(o.gpu_graph));
+  set("fuse_maps", text(o.fuse_maps));
+  set("dependent_launch", text(o.dependent_launch));
   return c;
 }
 
@@ -283,12 +274,11 @@ Program Program::load(const std::string& library_path) {
 namespace {
 /// Load (file or text), pipeline, code generation, build, load the library.
 template <typename LoadFn>
-Program compile_with(const Options& options, const std::string& display_name, LoadFn load_fn) {
-  CompileOptions co = to_compile_options(options);
+Program compile_with(const CompileOptions& co, bool use_cache, const std::string& display_name, LoadFn load_fn) {
   try {
     auto sdfg = load_fn();
-    auto program = generate_program(*sdfg, co, display_name, {}, options.use_cache);
-    auto built = build_program(program, co, options.use_cache);
+    auto program = generate_program(*sdfg, co, display_name, {}, use_cache);
+    auto built = build_program(program, co, use_cache);
     return Program::load(built.library_path);
   } catch (const InvalidInput& e) {
     throw Error(diagnostics_text(e));
@@ -298,12 +288,17 @@ Program compile_with(const Options& options, const std::string& display_name, Lo
 }
 }  // namespace
 
+Program compile_program_file(const std::string& path, const CompileOptions& options, bool use_cache) {
+  return compile_with(options, use_cache, path, [&] { return load_sdfg_file(path); });
+}
+
 Program Program::compile_file(const std::string& sdfg_path, const Options& options) {
-  return compile_with(options, sdfg_path, [&] { return load_sdfg_file(sdfg_path); });
+  return compile_program_file(sdfg_path, to_compile_options(options), options.use_cache);
 }
 
 Program Program::compile_string(const std::string& sdfg_json, const Options& options) {
-  return compile_with(options, "<string>", [&] { return load_sdfg_text(sdfg_json, "<string>"); });
+  return compile_with(to_compile_options(options), options.use_cache, "<string>",
+                      [&] { return load_sdfg_text(sdfg_json, "<string>"); });
 }
 
 void Program::set_array(const std::string& name, void* data, const std::string& dtype, std::size_t count) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ commands:
   convert IN OUT       read IN and write it as DaCe JSON to OUT (.sdfgz: gzip)
   compile FILE -o LIB  compile an SDFG into a shared library with DaCe's C ABI
   dot FILE -o OUT      draw the SDFG after the passes as Graphviz DOT (.dot) or SVG (.svg)
+  options [--json]     list the compile options (--json: as JSON, for tools)
   run FILE --inputs J  compile (cached), call once with the inputs in J, print the arrays
   help [COMMAND]       show help for a command
 
@@ -80,33 +82,58 @@ state its nodes ([id] kind ...) and edges (src:connector -> dst:connector  data[
 Exit code 1 (with diagnostics) when FILE is invalid.
 )";
 
-const char* kOptionsHelp = R"(
-compile options (also for run):
-  --target cpu|cuda|hip   code to generate (default cpu; hip is compiled, never run here)
-  --gpu-arch ARCH         GPU architecture (default sm_90 for cuda, gfx90a for hip)
-  --transients MODE       scoped|persistent|pool|external (default: lifetimes as the file declares)
-  --gpu-streams N         0: all GPU work on one stream (default); N >= 1: up to N internal
-                          streams ordered by events; ignored on the cpu
-  --gpu-graph             record each call's GPU work once as a CUDA/HIP graph and replay it while
-                          the arguments (pointers, scalars, symbols) stay the same; a change
-                          re-records (updating the graph in place where it can); copies from
-                          and to host array arguments are in the graph; other host work (host
-                          tasklets, host waits) splits the call into graph segments, the rest
-                          runs without a graph; a program with no part free of host work is
-                          refused; ignored on the cpu
-  --fuse-maps             merge each chain of maps of one state that continue each other point by
-                          point (same schedule and ranges; what one writes, the next reads at
-                          the same point, through transients nothing else uses) into one map:
-                          one kernel on the GPU, the transients between them become registers
-  --no-dependent-launch   cuda: launch kernels without programmatic stream serialization. By
-                          default, for sm_90 and newer, each kernel may start while the kernel
-                          before it on its stream finishes, and waits for that kernel's completion
-                          before it touches memory: part of each launch's latency is hidden
-  --blas pure|vendor      BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure
-                          (default) expands them into maps; vendor calls CBLAS on host data
-                          (links Debian's libblas) and cuBLAS on GPU data, on the node's stream
-  --no-cache              always build and check; do not use or fill the build cache ($SDFC_CACHE_DIR)
-)";
+/// Wraps `text` to lines of at most `width` characters, each after `indent` spaces but the first
+/// (which continues a line of `first` characters).
+std::string wrap(const std::string& text, std::size_t first, std::size_t indent, std::size_t width) {
+  std::string out, word;
+  std::size_t column = first;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (column > indent && column + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+    } else if (column > indent || (column == indent && !out.empty() && out.back() != ' ')) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ')
+      flush();
+    else
+      word += c;
+  }
+  flush();
+  return out;
+}
+
+/// The compile options' help, from the option table (ir/Options.h).
+std::string options_help() {
+  constexpr std::size_t kColumn = 26, kWidth = 100;
+  std::string s = "\ncompile options (also for run and dot):\n";
+  auto row = [&](const std::string& left, const std::string& help) {
+    std::string line = "  " + left;
+    if (line.size() + 2 > kColumn) {
+      s += line + "\n" + std::string(kColumn, ' ');
+    } else {
+      s += line + std::string(kColumn - line.size(), ' ');
+    }
+    s += wrap(help, kColumn, kColumn, kWidth) + "\n";
+  };
+  for (auto& o : option_table()) {
+    std::string left = o.flag;
+    if (*o.metavar)
+      left += std::string(" ") + o.metavar;
+    else if (!o.values.empty())
+      left += " " + fmt::format("{}", fmt::join(o.values, "|"));
+    row(left, o.help);
+  }
+  row("--no-cache", "always build and check; do not use or fill the build cache ($SDFC_CACHE_DIR)");
+  return s;
+}
 
 const char* kCompileHelp = R"(usage: sdfc compile FILE -o LIB.so [options]
        sdfc compile FILE --emit-source DIR [options]
@@ -154,14 +181,13 @@ nested SDFGs with their own control flow. What passes decided is drawn too: each
   --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
                           SDFG as read (also what it contains that sdfc cannot compile);
                           default: every pass
-  --target, --transients, --gpu-streams, --gpu-arch, --blas, --gpu-graph, --fuse-maps,
-  --no-dependent-launch   as for sdfc compile
-                          (they decide the passes)
+
+The compile options below decide the passes.
 )";
 
 /// dot's help with the pipeline's passes, listed from the pipeline itself.
 std::string dot_help() {
-  return kDotHelp + fmt::format("\npasses, in order: {}\n", fmt::join(pass_names(), ", "));
+  return kDotHelp + options_help() + fmt::format("\npasses, in order: {}\n", fmt::join(pass_names(), ", "));
 }
 
 const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
@@ -172,6 +198,16 @@ writes every array argument as {"arrays": {name: {"dtype", "shape", "data"}}} to
 standard output). Entries the program does not take are ignored; numbers convert when the
 conversion is exact. A missing or mistyped argument is an error and the program is not called.
 External workspaces are allocated by run itself.
+)";
+
+const char* kOptionsCommandHelp = R"(usage: sdfc options [--json]
+
+Lists the compile options that compile, run and dot take. With --json, prints them as a JSON array
+for tools (sdfc's Python package and its DaCe and GT4Py integration read it), one object per
+option: "name" (the library API's and Python's name), "flag", "kind" (choice, text, number or
+switch), "metavar" ("" for a switch),
+"values" (the values it takes; empty: any text, or a number), "switch" (for a switch, the value
+its flag sets; "" otherwise), "default" (as text) and "help".
 )";
 
 const char* kConvertHelp = R"(usage: sdfc convert IN OUT [--indent N]
@@ -232,47 +268,31 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-bool parse_option(const std::vector<std::string>& args, std::size_t& i, Options& o) {
-  auto value = [&](const std::string& flag) -> std::string {
-    const std::string& a = args[i];
-    if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
-    if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", flag));
-    return args[++i];
-  };
-  auto is = [&](const std::string& flag) { return args[i] == flag || args[i].rfind(flag + "=", 0) == 0; };
-  if (is("--target")) {
-    o.target = value("--target");
-    if (!parse_target(o.target))
-      throw UsageError(fmt::format("--target must be {}, not '{}'", target_names(), o.target));
-  } else if (is("--gpu-arch")) {
-    o.gpu_arch = value("--gpu-arch");
-  } else if (is("--transients")) {
-    o.transients = value("--transients");
-    if (o.transients != "scoped" && o.transients != "persistent" && o.transients != "pool" &&
-        o.transients != "external")
-      throw UsageError(
-          fmt::format("--transients must be scoped, persistent, pool or external, not '{}'", o.transients));
-  } else if (is("--blas")) {
-    o.blas = value("--blas");
-    if (o.blas != "pure" && o.blas != "vendor")
-      throw UsageError(fmt::format("--blas must be pure or vendor, not '{}'", o.blas));
-  } else if (is("--gpu-streams")) {
-    std::string v = value("--gpu-streams");
-    char* end = nullptr;
-    long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end || n > 1024) throw UsageError(fmt::format("--gpu-streams needs a whole number, not '{}'", v));
-    if (n < 0) throw UsageError(fmt::format("--gpu-streams must be 0 or more, not {}", n));
-    o.gpu_streams = static_cast<int>(n);
-  } else if (args[i] == "--gpu-graph") {
-    o.gpu_graph = true;
-  } else if (args[i] == "--fuse-maps") {
-    o.fuse_maps = true;
-  } else if (args[i] == "--no-dependent-launch") {
-    o.dependent_launch = false;
-  } else if (args[i] == "--no-cache") {
-    o.use_cache = false;
+/// Parses the compile option at args[i] (a row of the option table, or --no-cache), advancing i
+/// past its value; returns false when args[i] is not one. Throws UsageError.
+bool parse_option(const std::vector<std::string>& args, std::size_t& i, CompileOptions& o, bool& use_cache) {
+  const std::string& a = args[i];
+  if (a == "--no-cache") {
+    use_cache = false;
+    return true;
+  }
+  std::string flag = a.substr(0, a.find('='));
+  const OptionSpec* spec = find_option_flag(flag);
+  if (!spec) return false;
+  std::string value;
+  if (*spec->switch_value) {
+    if (flag != a) throw UsageError(fmt::format("{} takes no value", flag));
+    value = spec->switch_value;
+  } else if (flag != a) {
+    value = a.substr(flag.size() + 1);
   } else {
-    return false;
+    if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", flag));
+    value = args[++i];
+  }
+  try {
+    spec->set(o, value);
+  } catch (const OptionError& e) {
+    throw UsageError(fmt::format("{} {}", flag, e.what()));
   }
   return true;
 }
@@ -302,17 +322,18 @@ std::optional<std::string> directory_option(const std::vector<std::string>& args
 }
 
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Options opts;
+  CompileOptions co;
+  bool use_cache = true;
   std::string file, output, emit_dir, dace_dir, print_after;
   bool time_passes = false, stats = false, format = false, verify = false;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << kCompileHelp << kOptionsHelp;
+        out << kCompileHelp << options_help();
         return kOk;
       }
-      if (parse_option(args, i, opts)) continue;
+      if (parse_option(args, i, co, use_cache)) continue;
       if (a == "-o") {
         if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
         output = args[++i];
@@ -343,7 +364,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (output.empty() && emit_dir.empty() && dace_dir.empty())
       throw UsageError("nothing to do: give -o LIB.so, --emit-source DIR and/or --dace-layout DIR");
   } catch (const UsageError& e) {
-    err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << kOptionsHelp;
+    err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << options_help();
     return kUsage;
   }
   if (format && !formatting_available()) {
@@ -351,8 +372,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
            "with libclang-cpp14-dev and libclang-14-dev installed, or drop --format\n";
     return kUsage;
   }
-  CompileOptions co = to_compile_options(opts);
-  co.report_refusals = !dace_dir.empty();
+  co.report_refusals |= !dace_dir.empty();
   auto clock = [] { return std::chrono::steady_clock::now(); };
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   try {
@@ -366,9 +386,9 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     hooks.time_to = &err;
     hooks.notes_to = &err;
     if (time_passes) err << fmt::format("load+validate {:16.3f} ms\n", ms(t0, t1));
-    if (co.target == Target::CPU && opts.gpu_streams > 0)
+    if (co.target == Target::CPU && co.gpu_streams > 0)
       err << "sdfc compile: note: --gpu-streams is ignored for --target cpu\n";
-    auto program = generate_program(*sdfg, co, file, hooks, opts.use_cache);
+    auto program = generate_program(*sdfg, co, file, hooks, use_cache);
     auto t2 = clock();
     if (time_passes) err << fmt::format("passes+codegen {:15.3f} ms\n", ms(t1, t2));
     if (verify) {
@@ -429,7 +449,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       });
     }
     if (output.empty() && dace_dir.empty()) return kOk;
-    auto built = build_program(program, co, opts.use_cache);
+    auto built = build_program(program, co, use_cache);
     if (!built.note.empty()) err << "sdfc compile: note: " << built.note << "\n";
     auto t3 = clock();
     if (time_passes)
@@ -438,7 +458,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       err << fmt::format("build: {} (key {})\n", built.cache_hit ? "cache hit" : "compiled",
                          built.cache_key.substr(0, 16));
     if (!output.empty()) install_library(built.library_path, output);
-    if (!dace_dir.empty()) write_dace_layout(dace_dir, program, built.library_path, file, *sdfg, co, opts.use_cache);
+    if (!dace_dir.empty()) write_dace_layout(dace_dir, program, built.library_path, file, *sdfg, co, use_cache);
     return kOk;
   } catch (const InvalidInput& e) {
     report(err, e.diagnostics());
@@ -488,7 +508,8 @@ bool write_svg(const std::string& path, const std::string& dot_text, std::ostrea
 }
 
 int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Options opts;
+  CompileOptions co;
+  bool use_cache = true;  // accepted for symmetry with compile; nothing is built
   std::string file, output, after;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -497,7 +518,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         out << dot_help();
         return kOk;
       }
-      if (parse_option(args, i, opts)) continue;
+      if (parse_option(args, i, co, use_cache)) continue;
       if (a == "-o") {
         if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
         output = args[++i];
@@ -509,8 +530,6 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (!known)
           throw UsageError(
               fmt::format("--after: unknown pass '{}'; passes: {}, or none", after, fmt::join(pass_names(), ", ")));
-      } else if (a == "--no-cache") {
-        // accepted for symmetry with compile; nothing is built
       } else {
         input_file(a, file);
       }
@@ -530,7 +549,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (after != "none") {
       PipelineHooks hooks;
       hooks.stop_after = after;
-      run_pipeline(*sdfg, to_compile_options(opts), hooks);
+      run_pipeline(*sdfg, co, hooks);
     }
   } catch (const UserError& e) {
     std::vector<Diagnostic> ds = e.diagnostics();
@@ -555,10 +574,10 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << kRunHelp << kOptionsHelp;
+        out << kRunHelp << options_help();
         return kOk;
       }
-      if (parse_option(args, i, req.options)) continue;
+      if (parse_option(args, i, req.options, req.use_cache)) continue;
       if (a == "--inputs" || a == "--output") {
         if (i + 1 >= args.size()) throw UsageError(a + " needs a file name");
         (a == "--inputs" ? req.inputs_path : req.output_path) = args[++i];
@@ -577,10 +596,42 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (req.sdfg_path.empty()) throw UsageError("no input file");
     if (req.inputs_path.empty()) throw UsageError("--inputs INPUTS.json is required");
   } catch (const UsageError& e) {
-    err << "sdfc run: " << e.what() << "\n" << kRunHelp << kOptionsHelp;
+    err << "sdfc run: " << e.what() << "\n" << kRunHelp << options_help();
     return kUsage;
   }
   return run_program(req, out, err);
+}
+
+int cmd_options(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  bool json = false;
+  for (auto& a : args) {
+    if (is_help(a)) {
+      out << kOptionsCommandHelp;
+      return kOk;
+    }
+    if (a != "--json") {
+      err << fmt::format("sdfc options: unexpected argument '{}'\n{}", a, kOptionsCommandHelp);
+      return kUsage;
+    }
+    json = true;
+  }
+  if (!json) {
+    out << options_help().substr(1);
+    return kOk;
+  }
+  nlohmann::ordered_json table = nlohmann::ordered_json::array();
+  CompileOptions defaults;
+  for (auto& o : option_table())
+    table.push_back({{"name", o.name},
+                     {"flag", o.flag},
+                     {"kind", to_string(o.kind)},
+                     {"metavar", o.metavar},
+                     {"values", o.values},
+                     {"switch", o.switch_value},
+                     {"default", o.get(defaults)},
+                     {"help", o.help}});
+  out << table.dump(1) << "\n";
+  return kOk;
 }
 
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -721,11 +772,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else if (rest[0] == "convert")
         out << kConvertHelp;
       else if (rest[0] == "compile")
-        out << kCompileHelp << kOptionsHelp;
+        out << kCompileHelp << options_help();
       else if (rest[0] == "run")
-        out << kRunHelp << kOptionsHelp;
+        out << kRunHelp << options_help();
       else if (rest[0] == "dot")
         out << dot_help();
+      else if (rest[0] == "options")
+        out << kOptionsCommandHelp;
       else {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;
@@ -738,6 +791,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (cmd == "compile") return cmd_compile(rest, out, err);
     if (cmd == "run") return cmd_run(rest, out, err);
     if (cmd == "dot") return cmd_dot(rest, out, err);
+    if (cmd == "options") return cmd_options(rest, out, err);
   } catch (const std::exception& e) {
     err << "sdfc: " << e.what() << "\n";
     return kInvalid;

@@ -184,12 +184,7 @@ BuildResult build_program(const GeneratedProgram& program, const CompileOptions&
                         "-fvisibility-inlines-hidden", "-Wno-unknown-pragmas"};
   // The generated sources are a function of the normalized IR and the options; the key adds the
   // options, sdfc's version and the runtime headers (the build driver adds the compiler identity).
-  req.key_material = fmt::format(
-      "sdfc {}\nruntime {}\ntarget {}\narch {}\ntransients {}\nstreams {}\nrefusals {}\nblas {}\ngraph {}\nfuse "
-      "{}\ndependent launch {}\n",
-      SDFC_VERSION, runtime_hash(), to_string(options.target), options.gpu_arch, to_string(options.transients),
-      options.gpu_streams, options.report_refusals, to_string(options.blas), options.gpu_graph, options.fuse_maps,
-      options.dependent_launch);
+  req.key_material = fmt::format("sdfc {}\nruntime {}\n{}", SDFC_VERSION, runtime_hash(), options_key(options));
   req.use_cache = use_cache;
   return build_library(req);
 }

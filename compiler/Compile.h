@@ -49,9 +49,12 @@ void emit_sources(const GeneratedProgram& program, const std::string& dir);
 BuildResult build_program(const GeneratedProgram& program, const CompileOptions& options, bool use_cache);
 
 struct Options;
-/// The compile options of the API's (and the command line's) `Options`; throws sdfc::Error for a
-/// target, transient mode or BLAS mode it does not know, or a negative stream count.
+class Program;
+/// The compile options of the API's `Options`, each through its row of the option table
+/// (ir/Options.h); throws sdfc::Error for a value the table refuses ("transients must be ...").
 CompileOptions to_compile_options(const Options& o);
+/// Program::compile_file with compile options as the command line has them (`sdfc run`).
+Program compile_program_file(const std::string& path, const CompileOptions& options, bool use_cache);
 
 /// The folder holding the runtime headers (`sdfc/program.h`): $SDFC_RUNTIME_DIR, else
 /// `<prefix>/share/sdfc/include` next to the running sdfc, else the source tree's `runtime/include`.

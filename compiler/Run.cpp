@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <complex>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -10,9 +11,11 @@
 #include <optional>
 #include <sstream>
 
+#include "compiler/Compile.h"
 #include "compiler/Convert.h"
 #include "compiler/Output.h"
 #include "ir/Diagnostic.h"
+#include "sdfc/sdfc.h"
 
 namespace sdfc {
 namespace {
@@ -88,7 +91,7 @@ int run_program(const RunRequest& req, std::ostream& out, std::ostream& err) {
   try {
     if (!doc.is_object())
       bad_input(req.inputs_path, "", "expected an object with \"symbols\", \"scalars\" and \"arrays\"");
-    Program program = Program::compile_file(req.sdfg_path, req.options);
+    Program program = compile_program_file(req.sdfg_path, req.options, req.use_cache);
     std::map<std::string, Buffer> buffers;
     for (auto& a : program.arguments()) {
       DType t = parse_dtype(a.dtype).value_or(DType::Float64);

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "sdfc/sdfc.h"
+#include "ir/Options.h"
 
 namespace sdfc {
 
@@ -14,7 +14,8 @@ struct RunRequest {
   std::string sdfg_path;
   std::string inputs_path;
   std::string output_path;  ///< "" or "-": standard output
-  Options options;
+  CompileOptions options;
+  bool use_cache = true;
 };
 
 /// Returns the exit code (0 success, 1 invalid input, bad binding or program error) and writes

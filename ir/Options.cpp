@@ -1,5 +1,11 @@
 #include "ir/Options.h"
 
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <utility>
+
 namespace sdfc {
 
 namespace {
@@ -10,7 +16,180 @@ const TargetInfo kTargets[] = {
     {Target::HIP, "hip", ".hip.cpp", "sdfc/gpu.h"},
 };
 
+/// "a, b or c".
+std::string one_of(const std::vector<std::string>& values) {
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+  return s;
+}
+
+/// The enumerator of `value` among `names` (in the enum's order: the names list is the enum's).
+template <typename E>
+E choose(const std::string& value, const std::vector<std::string>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (value == names[i]) return static_cast<E>(i);
+  throw OptionError(fmt::format("must be {}, not '{}'", one_of(names), value));
+}
+
+bool truth(const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  throw OptionError(fmt::format("must be true or false, not '{}'", value));
+}
+
+std::string text(bool b) {
+  return b ? "true" : "false";
+}
+
+constexpr long kMaxGpuStreams = 1024;
+
+// The enum's values, in the enum's order (choose<E> relies on it).
+const std::vector<std::string> kTargetNames = [] {
+  std::vector<std::string> names;
+  for (auto& t : kTargets) names.push_back(t.name);
+  return names;
+}();
+const std::vector<std::string> kTransientNames = {"as-declared", "scoped", "persistent", "pool", "external"};
+const std::vector<std::string> kBlasNames = {"pure", "vendor"};
+
+const std::vector<OptionSpec> kOptions = {
+    {"target", "--target", OptionSpec::Kind::Choice, "", kTargetNames, "",
+     "code to generate (default cpu; hip is compiled, never run here)",
+     [](CompileOptions& o, const std::string& v) { o.target = choose<Target>(v, kTargetNames); },
+     [](const CompileOptions& o) { return std::string(to_string(o.target)); }},
+    {"gpu_arch",
+     "--gpu-arch",
+     OptionSpec::Kind::Text,
+     "ARCH",
+     {},
+     "",
+     "GPU architecture (default sm_90 for cuda, gfx90a for hip)",
+     [](CompileOptions& o, const std::string& v) { o.gpu_arch = v; },
+     [](const CompileOptions& o) { return o.gpu_arch; }},
+    {"transients", "--transients", OptionSpec::Kind::Choice, "MODE", kTransientNames, "",
+     "the lifetime of every transient: scoped (allocated where used), persistent (for the library's "
+     "life), pool (stream-ordered pool), external (workspaces the caller provides); default "
+     "as-declared: lifetimes as the file declares",
+     [](CompileOptions& o, const std::string& v) { o.transients = choose<TransientMode>(v, kTransientNames); },
+     [](const CompileOptions& o) { return std::string(to_string(o.transients)); }},
+    {"gpu_streams",
+     "--gpu-streams",
+     OptionSpec::Kind::Number,
+     "N",
+     {},
+     "",
+     "0: all GPU work on one stream (default); N >= 1: up to N internal streams ordered by events "
+     "(at most 1024); ignored on the cpu",
+     [](CompileOptions& o, const std::string& v) {
+       char* end = nullptr;
+       errno = 0;
+       long n = std::strtol(v.c_str(), &end, 10);
+       if (v.empty() || *end || errno == ERANGE) throw OptionError(fmt::format("needs a whole number, not '{}'", v));
+       if (n < 0) throw OptionError(fmt::format("must be 0 or more, not {}", n));
+       if (n > kMaxGpuStreams) throw OptionError(fmt::format("must be at most {}, not {}", kMaxGpuStreams, n));
+       o.gpu_streams = static_cast<int>(n);
+     },
+     [](const CompileOptions& o) { return std::to_string(o.gpu_streams); }},
+    {"gpu_graph",
+     "--gpu-graph",
+     OptionSpec::Kind::Switch,
+     "",
+     {},
+     "true",
+     "record each call's GPU work once as a CUDA/HIP graph and replay it while the arguments "
+     "(pointers, scalars, symbols) stay the same; a change re-records (updating the graph in place "
+     "where it can); copies from and to host array arguments are in the graph; other host work "
+     "(host tasklets, host waits) splits the call into graph segments, the rest runs without a "
+     "graph; a program with no part free of host work is refused; ignored on the cpu",
+     [](CompileOptions& o, const std::string& v) { o.gpu_graph = truth(v); },
+     [](const CompileOptions& o) { return text(o.gpu_graph); }},
+    {"fuse_maps",
+     "--fuse-maps",
+     OptionSpec::Kind::Switch,
+     "",
+     {},
+     "true",
+     "merge each chain of maps of one state that continue each other point by point (same "
+     "schedule and ranges; what one writes, the next reads at the same point, through transients "
+     "nothing else uses) into one map: one kernel on the GPU, the transients between them become "
+     "registers",
+     [](CompileOptions& o, const std::string& v) { o.fuse_maps = truth(v); },
+     [](const CompileOptions& o) { return text(o.fuse_maps); }},
+    {"dependent_launch",
+     "--no-dependent-launch",
+     OptionSpec::Kind::Switch,
+     "",
+     {},
+     "false",
+     "cuda: launch kernels without programmatic stream serialization. By default, for sm_90 and "
+     "newer, each kernel may start while the kernel before it on its stream finishes, and waits "
+     "for that kernel's completion before it touches memory: part of each launch's latency is "
+     "hidden",
+     [](CompileOptions& o, const std::string& v) { o.dependent_launch = truth(v); },
+     [](const CompileOptions& o) { return text(o.dependent_launch); }},
+    {"blas", "--blas", OptionSpec::Kind::Choice, "", kBlasNames, "",
+     "BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure (default) expands them into "
+     "maps; vendor calls CBLAS on host data (links Debian's libblas) and cuBLAS on GPU data, on the "
+     "node's stream",
+     [](CompileOptions& o, const std::string& v) { o.blas = choose<BlasMode>(v, kBlasNames); },
+     [](const CompileOptions& o) { return std::string(to_string(o.blas)); }},
+    {"report_refusals",
+     "--report-refusals",
+     OptionSpec::Kind::Switch,
+     "",
+     {},
+     "true",
+     "the library prints each refused call's message on stderr (once per message); set by "
+     "--dace-layout, since DaCe's loader never reads __sdfc_last_error",
+     [](CompileOptions& o, const std::string& v) { o.report_refusals = truth(v); },
+     [](const CompileOptions& o) { return text(o.report_refusals); }},
+};
+
+/// Every field of CompileOptions has a row above: a field added without one stops the build here
+/// (the structured binding names every field). Add the row, then the field's name below.
+[[maybe_unused]] void every_field_has_a_row(const CompileOptions& o) {
+  [[maybe_unused]] const auto& [target, gpu_arch, transients, gpu_streams, blas, gpu_graph, fuse_maps, dependent_launch,
+                                report_refusals] = o;
+}
+
 }  // namespace
+
+const std::vector<OptionSpec>& option_table() {
+  return kOptions;
+}
+
+const OptionSpec* find_option_flag(const std::string& flag) {
+  for (auto& o : kOptions)
+    if (flag == o.flag) return &o;
+  return nullptr;
+}
+
+const OptionSpec* find_option(const std::string& name) {
+  for (auto& o : kOptions)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+const char* to_string(OptionSpec::Kind k) {
+  switch (k) {
+    case OptionSpec::Kind::Choice:
+      return "choice";
+    case OptionSpec::Kind::Text:
+      return "text";
+    case OptionSpec::Kind::Number:
+      return "number";
+    case OptionSpec::Kind::Switch:
+      return "switch";
+  }
+  return "?";
+}
+
+std::string options_key(const CompileOptions& o) {
+  std::string s;
+  for (auto& spec : kOptions) s += fmt::format("{} {}\n", spec.name, spec.get(o));
+  return s;
+}
 
 const TargetInfo& target_info(Target t) {
   for (auto& i : kTargets)
@@ -30,10 +209,7 @@ std::optional<Target> parse_target(const std::string& name) {
 }
 
 std::string target_names() {
-  std::string s;
-  std::size_t n = sizeof(kTargets) / sizeof(kTargets[0]);
-  for (std::size_t i = 0; i < n; ++i) s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kTargets[i].name;
-  return s;
+  return one_of(kTargetNames);
 }
 
 const char* to_string(Target t) {
@@ -41,23 +217,11 @@ const char* to_string(Target t) {
 }
 
 const char* to_string(TransientMode m) {
-  switch (m) {
-    case TransientMode::AsDeclared:
-      return "as-declared";
-    case TransientMode::Scoped:
-      return "scoped";
-    case TransientMode::Persistent:
-      return "persistent";
-    case TransientMode::Pool:
-      return "pool";
-    case TransientMode::External:
-      return "external";
-  }
-  return "?";
+  return kTransientNames[static_cast<std::size_t>(m)].c_str();
 }
 
 const char* to_string(BlasMode m) {
-  return m == BlasMode::Vendor ? "vendor" : "pure";
+  return kBlasNames[static_cast<std::size_t>(m)].c_str();
 }
 
 }  // namespace sdfc

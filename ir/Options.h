@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sdfc {
 
@@ -38,6 +40,48 @@ struct CompileOptions {
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;
 };
+
+/// One compile option, written down once. The command line (parsing and help), the library API
+/// (its options as text), the build cache key and `sdfc options --json` (read by the Python
+/// package and the DaCe and GT4Py integration) all read `option_table()`. Adding an option is a
+/// field of CompileOptions, a row of the table and its use (ir/Options.cpp fails to compile when a
+/// field has no row).
+struct OptionSpec {
+  /// What the option's value is: one of `values`, any text, a whole number, or nothing (a switch).
+  enum class Kind { Choice, Text, Number, Switch };
+  const char* name;  ///< the field's name ("transients"): the API's, Python's, the cache key's
+  const char* flag;  ///< the command line's flag ("--transients", "--no-dependent-launch")
+  Kind kind;
+  const char* metavar;  ///< the value's name in help ("MODE"); "" for a switch (a flag alone)
+  /// The values the option takes, in help order; empty for any text (or any number in range).
+  std::vector<std::string> values;
+  /// A switch: the value its flag sets ("true", or "false" for a --no- flag); "" otherwise.
+  const char* switch_value;
+  const char* help;  ///< one paragraph; the help printer wraps it
+  /// Sets the field from text (`values`, a number, "true"/"false"); throws OptionError with a
+  /// message that the caller prefixes with the flag or the name ("must be pure or vendor, not 'x'").
+  void (*set)(CompileOptions&, const std::string& value);
+  /// The field as text, in the form `set` takes back.
+  std::string (*get)(const CompileOptions&);
+};
+
+/// "choice", "text", "number", "switch" (`sdfc options --json`).
+const char* to_string(OptionSpec::Kind k);
+
+/// A value an option does not take; what() reads after the option's name.
+struct OptionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Every compile option, in help order.
+const std::vector<OptionSpec>& option_table();
+/// The option with command-line flag `flag` (nullptr: none).
+const OptionSpec* find_option_flag(const std::string& flag);
+/// The option named `name` (nullptr: none).
+const OptionSpec* find_option(const std::string& name);
+/// Every option's value as "name value" lines in table order: the options' part of the build
+/// cache key (derived from the table, so a new option cannot be left out of it).
+std::string options_key(const CompileOptions& o);
 
 /// The targets in one table: name (CLI, API, cache key, DaCe's folder), the generated source's
 /// file extension (which also picks the build's compiler), the runtime header it includes.

@@ -10,10 +10,8 @@ import tempfile
 from pathlib import Path
 
 from ._errors import Error
+from ._options import command_options
 from ._program import Program
-
-_TARGETS = ("cpu", "cuda", "hip")
-_TRANSIENT_MODES = ("scoped", "persistent", "pool", "external")
 
 
 def find_compiler(compiler=None):
@@ -120,32 +118,22 @@ def compile(
 
     Raises :class:`Error` with sdfc's diagnostics when sdfc refuses the SDFG or fails to build it.
     """
-    if target not in _TARGETS:
-        raise Error(f"unknown target {target!r}; expected one of {', '.join(_TARGETS)}")
-    if transients is not None and transients not in _TRANSIENT_MODES:
-        raise Error(f"unknown transient mode {transients!r}; expected one of {', '.join(_TRANSIENT_MODES)} or None")
-    if gpu_streams is not None and (not isinstance(gpu_streams, int) or gpu_streams < 0):
-        raise Error(f"gpu_streams must be an integer of 0 or more, not {gpu_streams!r}")
-    if blas is not None and blas not in ("pure", "vendor"):
-        raise Error(f"unknown BLAS mode {blas!r}; expected 'pure', 'vendor' or None")
     executable = find_compiler(compiler)
+    # Checked and spelled by sdfc's own option table (`sdfc options --json`).
+    options = command_options(
+        executable,
+        {
+            "target": target,
+            "transients": transients,
+            "gpu_streams": gpu_streams,
+            "gpu_arch": gpu_arch,
+            "blas": blas,
+            "gpu_graph": gpu_graph,
+            "fuse_maps": fuse_maps,
+            "dependent_launch": dependent_launch,
+        },
+    )
     text, path, name = _sdfg_text(sdfg)
-
-    options = ["--target", target]
-    if transients is not None:
-        options += ["--transients", transients]
-    if gpu_streams is not None:
-        options += ["--gpu-streams", str(gpu_streams)]
-    if gpu_arch is not None:
-        options += ["--gpu-arch", str(gpu_arch)]
-    if blas is not None:
-        options += ["--blas", blas]
-    if gpu_graph:
-        options.append("--gpu-graph")
-    if fuse_maps:
-        options.append("--fuse-maps")
-    if not dependent_launch:
-        options.append("--no-dependent-launch")
     if dace_layout is not None:
         options += ["--dace-layout", os.fspath(dace_layout)]
     if not use_cache:

@@ -27,8 +27,9 @@ import tempfile
 import threading
 import weakref
 
-from ._compile import _TARGETS, _TRANSIENT_MODES, find_compiler
+from ._compile import find_compiler
 from ._errors import Error
+from ._options import check_option, command_options, option_table
 
 __all__ = ["CompilationError", "compile", "disable", "enable", "enabled", "is_enabled"]
 
@@ -82,21 +83,25 @@ def __getattr__(name):
 # --------------------------------------------------------------------------------------- options
 
 
+# The options of this module, not sdfc's: sdfc's own are those its option table lists.
+_PACKAGE_OPTIONS = ("build_cache", "compiler")
+
+
 def _check_options(options):
-    """Raises :class:`sdfc.Error` for unknown option names and values sdfc does not take."""
-    unknown = sorted(set(options) - set(_OPTION_DEFAULTS))
+    """Raises :class:`sdfc.Error` for unknown option names and values sdfc does not take (as its
+    option table, ``sdfc options --json``, says; without an sdfc to ask, sdfc checks them when it
+    compiles)."""
+    try:
+        table = option_table(find_compiler(options.get("compiler")))
+    except Error:
+        table = None
+    known = set(_OPTION_DEFAULTS) | set(table or ())
+    unknown = sorted(set(options) - known)
     if unknown:
-        raise Error(f"unknown sdfc option(s) {', '.join(unknown)}; expected some of {', '.join(_OPTION_DEFAULTS)}")
-    target, transients = options.get("target"), options.get("transients")
-    if target is not None and target not in _TARGETS:
-        raise Error(f"unknown target {target!r}; expected one of {', '.join(_TARGETS)} or None")
-    if transients is not None and transients not in _TRANSIENT_MODES:
-        raise Error(f"unknown transient mode {transients!r}; expected one of {', '.join(_TRANSIENT_MODES)} or None")
-    streams = options.get("gpu_streams")
-    if streams is not None and (isinstance(streams, bool) or not isinstance(streams, int) or streams < 0):
-        raise Error(f"gpu_streams must be an integer of 0 or more, not {streams!r}")
-    if options.get("blas") not in (None, "pure", "vendor"):
-        raise Error(f"unknown BLAS mode {options['blas']!r}; expected 'pure', 'vendor' or None")
+        raise Error(f"unknown sdfc option(s) {', '.join(unknown)}; expected some of {', '.join(sorted(known))}")
+    for name, value in options.items():
+        if table is not None and name not in _PACKAGE_OPTIONS:
+            check_option(table, name, value)
 
 
 def _uses_gpu(sdfg):
@@ -141,23 +146,10 @@ def _resolve(sdfg, options):
     return resolved
 
 
-def _command_options(resolved):
-    """sdfc's command-line options for the resolved options."""
-    options = ["--target", resolved["target"]]
-    if resolved["transients"] is not None:
-        options += ["--transients", resolved["transients"]]
-    if resolved["gpu_streams"] is not None:
-        options += ["--gpu-streams", str(resolved["gpu_streams"])]
-    if resolved["gpu_arch"] is not None:
-        options += ["--gpu-arch", str(resolved["gpu_arch"])]
-    if resolved["blas"] is not None:
-        options += ["--blas", resolved["blas"]]
-    if resolved["gpu_graph"]:
-        options.append("--gpu-graph")
-    if resolved["fuse_maps"]:
-        options.append("--fuse-maps")
-    if not resolved["dependent_launch"]:
-        options.append("--no-dependent-launch")
+def _command_options(executable, resolved):
+    """sdfc's command-line options for the resolved options (spelled by sdfc's option table)."""
+    sdfc_options = {k: v for k, v in resolved.items() if k not in _PACKAGE_OPTIONS}
+    options = command_options(executable, sdfc_options)
     if not resolved["build_cache"]:
         options.append("--no-cache")
     return options
@@ -209,7 +201,7 @@ def _build(program, build_folder, folder_mode, resolved):
     # sdfc writes DaCe's development layout; a production folder (library and stub at the top,
     # nothing else) is made from one written beside it.
     layout = folder if folder_mode == "development" else pathlib.Path(tempfile.mkdtemp(prefix=".sdfc-", dir=folder))
-    options = _command_options(resolved)
+    options = _command_options(executable, resolved)
     command = [executable, "compile", str(source), "--dace-layout", str(layout), *options]
     try:
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -462,7 +454,7 @@ def _unchanged(sdfg, options, stamp):
         executable = find_compiler(resolved["compiler"])
     except Error:
         return True  # no sdfc to build with: as DaCe, reuse what exists
-    return stamp.read_text() == _stamp(program, executable, _command_options(resolved))
+    return stamp.read_text() == _stamp(program, executable, _command_options(executable, resolved))
 
 
 def compile(sdfg, output_file=None, validate=True, return_program_handle=True, **sdfc_options):

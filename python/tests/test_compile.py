@@ -56,22 +56,29 @@ def test_a_refused_sdfg_raises_the_diagnostics(compiler):
 def test_arguments_compile_checks(compiler, tmp_path):
     with pytest.raises(sdfc.Error, match="no such SDFG file"):
         sdfc.compile(tmp_path / "absent.sdfg", compiler=compiler)
-    with pytest.raises(sdfc.Error, match="unknown target 'tpu'"):
+    # The values sdfc's option table (`sdfc options --json`) lists, checked before sdfc runs.
+    with pytest.raises(sdfc.Error, match="target must be one of 'cpu', 'cuda', 'hip' or None, not 'tpu'"):
         sdfc.compile(AXPY, target="tpu", compiler=compiler)
-    with pytest.raises(sdfc.Error, match="unknown transient mode 'heap'"):
+    with pytest.raises(sdfc.Error, match="transients must be one of .*'external' or None, not 'heap'"):
         sdfc.compile(AXPY, transients="heap", compiler=compiler)
-    with pytest.raises(sdfc.Error, match="unknown BLAS mode 'mkl'"):
+    with pytest.raises(sdfc.Error, match="blas must be one of 'pure', 'vendor' or None, not 'mkl'"):
         sdfc.compile(AXPY, blas="mkl", compiler=compiler)
     with pytest.raises(sdfc.Error, match="gpu_streams must be an integer of 0 or more"):
         sdfc.compile(AXPY, gpu_streams=-1, compiler=compiler)
+    with pytest.raises(sdfc.Error, match="fuse_maps must be True or False, not 'yes'"):
+        sdfc.compile(AXPY, fuse_maps="yes", compiler=compiler)
     with pytest.raises(sdfc.Error, match="pass an SDFG file path, its JSON text, or an object with to_json"):
         sdfc.compile(42, compiler=compiler)
 
 
-def test_options_reach_sdfc(tmp_path):
-    """Each option becomes sdfc's command-line option (a stand-in compiler records them)."""
+def test_options_reach_sdfc(compiler, tmp_path):
+    """Each option becomes sdfc's command-line option, in the order of sdfc's option table (a
+    stand-in compiler records them; it lists the options as sdfc does)."""
     recorder = tmp_path / "sdfc"
-    recorder.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path}/arguments\necho 'recorded' >&2\nexit 1\n")
+    recorder.write_text(
+        f'#!/bin/sh\nif [ "$1" = options ]; then exec {compiler} "$@"; fi\n'
+        f"echo \"$@\" > {tmp_path}/arguments\necho 'recorded' >&2\nexit 1\n"
+    )
     recorder.chmod(0o755)
     with pytest.raises(sdfc.Error, match="^recorded$"):
         sdfc.compile(
@@ -92,8 +99,8 @@ def test_options_reach_sdfc(tmp_path):
     arguments = (tmp_path / "arguments").read_text().split()
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
-        "--target cuda --transients pool --gpu-streams 2 --gpu-arch sm_90 --blas vendor --gpu-graph --fuse-maps "
-        f"--no-dependent-launch --dace-layout {tmp_path / 'layout'} --no-cache"
+        "--target cuda --gpu-arch sm_90 --transients pool --gpu-streams 2 --gpu-graph --fuse-maps "
+        f"--no-dependent-launch --blas vendor --dace-layout {tmp_path / 'layout'} --no-cache"
     )
 
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "compiler/Cli.h"
 #include "ir/Builder.h"
 #include "ir/Dot.h"
+#include "ir/Options.h"
 
 using namespace sdfc;
 using namespace sdfc::test;
@@ -41,7 +43,7 @@ TEST(Cli, HelpAndVersion) {
   auto r = run({"--help"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("usage: sdfc <command>"), std::string::npos);
-  for (const char* cmd : {"validate", "print", "convert", "compile", "dot"}) {
+  for (const char* cmd : {"validate", "print", "convert", "compile", "dot", "options"}) {
     auto h = run({cmd, "--help"});
     EXPECT_EQ(h.rc, 0) << cmd;
     EXPECT_NE(h.out.find(std::string("usage: sdfc ") + cmd), std::string::npos) << cmd;
@@ -50,6 +52,27 @@ TEST(Cli, HelpAndVersion) {
   auto v = run({"--version"});
   EXPECT_EQ(v.rc, 0);
   EXPECT_EQ(v.out.rfind("sdfc ", 0), 0u);
+}
+
+TEST(Cli, EveryOptionOfTheTableIsInTheHelpOfCompileRunAndDotAndInOptionsJson) {
+  for (const char* cmd : {"compile", "run", "dot"}) {
+    auto h = run({"help", cmd});
+    for (auto& o : option_table()) EXPECT_NE(h.out.find(std::string("  ") + o.flag), std::string::npos) << cmd;
+  }
+  auto r = run({"options", "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json.size(), option_table().size());
+  CompileOptions defaults;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const OptionSpec& o = option_table()[i];
+    EXPECT_EQ(json[i]["name"], o.name);
+    EXPECT_EQ(json[i]["flag"], o.flag);
+    EXPECT_EQ(json[i]["kind"], to_string(o.kind));
+    EXPECT_EQ(json[i]["default"], o.get(defaults));
+    EXPECT_EQ(json[i]["values"].size(), o.values.size());
+  }
+  EXPECT_EQ(run({"options", "--yaml"}).rc, 2);
 }
 
 TEST(Cli, UsageErrorsExitWithTwo) {
@@ -327,6 +350,12 @@ TEST(Cli, CompileUsageErrors) {
   r = run({"compile", "x.sdfg", "-o", "x.so", "--blas", "mkl"});
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--blas must be pure or vendor, not 'mkl'"), std::string::npos) << r.err;
+  r = run({"compile", "x.sdfg", "-o", "x.so", "--gpu-streams=2000"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--gpu-streams must be at most 1024, not 2000"), std::string::npos) << r.err;
+  r = run({"compile", "x.sdfg", "-o", "x.so", "--fuse-maps=yes"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--fuse-maps takes no value"), std::string::npos) << r.err;
   EXPECT_EQ(run({"run", "x.sdfg"}).rc, 2);  // --inputs missing
   auto missing = run({"compile", "/nonexistent.sdfg", "-o", tmp_path("x.so")});
   EXPECT_EQ(missing.rc, 1);

@@ -519,13 +519,20 @@ TEST(Api, ProgramErrorsSurfaceAsExceptions) {
               o.transients = "bogus";
               Program::compile_string("{}", o);
             }),
-            "unknown transient mode \"bogus\"; expected scoped, persistent, pool or external");
+            "transients must be as-declared, scoped, persistent, pool or external, not 'bogus'");
   EXPECT_EQ(error_of([] {
               Options o;
               o.gpu_streams = -1;
               Program::compile_string("{}", o);
             }),
             "gpu_streams must be 0 or more, not -1");
+  // The API's checks are the command line's (one option table): more than 1,024 streams too.
+  EXPECT_EQ(error_of([] {
+              Options o;
+              o.gpu_streams = 2000;
+              Program::compile_string("{}", o);
+            }),
+            "gpu_streams must be at most 1024, not 2000");
 }
 
 // ---- semantics of generated code ----------------------------------------------------------------
