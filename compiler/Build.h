@@ -15,6 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/BuildCache.h"
+#include "compiler/Process.h"
+#include "compiler/Sha256.h"
+
 namespace sdfc {
 
 /// One generated source file.
@@ -61,36 +65,8 @@ BuildResult build_library(const BuildRequest& req);
 /// for a device such as /dev/null, never replaced). Throws UserError naming `dest`.
 void install_library(const std::string& built, const std::string& dest);
 
-/// Cache directory: $SDFC_CACHE_DIR, else $XDG_CACHE_HOME/sdfc, else $HOME/.cache/sdfc, else
-/// /tmp/sdfc-cache-<uid>. Does not create it.
-std::string cache_dir();
-
-/// Hex SHA-256 (lower case) of a byte string.
-std::string sha256_hex(std::string_view data);
-
 /// Absolute path of the host C++ compiler: $SDFC_CXX (a path, or a name looked up in PATH), else
 /// `c++` looked up in PATH. Throws UserError when it cannot be found.
 std::string host_compiler();
-
-/// What a finished process did.
-struct ProcessResult {
-  int status;              ///< exit status; 128 + signal number when killed; -1 when it could not be started
-  std::string output;      ///< stdout and stderr interleaved; when status is -1, why it could not start
-  bool timed_out = false;  ///< killed (with its process group) after the time limit
-};
-
-/// Limits on the compilers sdfc runs (host, nvcc, hipcc), from the environment:
-/// SDFC_COMPILER_TIMEOUT_S (wall-clock seconds, default 1800) and SDFC_COMPILER_MEMORY_MB (the data
-/// segment of the compiler and the processes it starts, RLIMIT_DATA, default 16384); 0 = no limit.
-/// A bad value is a UserError naming the variable.
-struct CompilerLimits {
-  long timeout_s = 1800;
-  long memory_mb = 16384;
-};
-CompilerLimits compiler_limits();
-
-/// Runs a program without a shell (posix_spawn with `argv`; a bare argv[0] is looked up in PATH),
-/// in `cwd` when not empty, with stdin from /dev/null, and waits for it. Thread-safe.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
 
 }  // namespace sdfc

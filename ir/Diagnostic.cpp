@@ -38,6 +38,10 @@ std::string pointer_token(const std::string& key) {
   return out;
 }
 
+void throw_at(const std::string& file, std::string message) {
+  throw UserError(Diagnostic{file, "", 0, 0, std::move(message)});
+}
+
 void internal_error(const char* file, int line, const std::string& what) {
   throw std::logic_error(fmt::format(
       "internal error at {}:{}: {} (this is an sdfc bug; please report it with the input file)", file, line, what));

@@ -40,6 +40,10 @@ class UserError : public std::runtime_error {
 /// Escapes one JSON-pointer reference token (RFC 6901: `~` -> `~0`, `/` -> `~1`).
 std::string pointer_token(const std::string& key);
 
+/// Throws a UserError about `file` without a JSON pointer or position: a file, the environment or
+/// a tool, not the program ("cannot create the file: Permission denied").
+[[noreturn]] void throw_at(const std::string& file, std::string message);
+
 [[noreturn]] void internal_error(const char* file, int line, const std::string& what);
 
 }  // namespace sdfc
