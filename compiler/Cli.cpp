@@ -17,6 +17,7 @@
 
 #include "clang_tools/Format.h"
 #include "compiler/Build.h"
+#include "compiler/CliHelp.h"
 #include "compiler/Compile.h"
 #include "compiler/DaceLayout.h"
 #include "compiler/Output.h"
@@ -41,182 +42,6 @@ namespace sdfc {
 namespace {
 
 constexpr int kOk = 0, kInvalid = 1, kUsage = 2;
-
-const char* kMainHelp = R"(sdfc - a compiler for stateful dataflow programs (DaCe SDFG files)
-
-usage: sdfc <command> [options] [files]
-
-commands:
-  validate FILE...     check SDFG files; one diagnostic per problem on stderr
-  print FILE           print the SDFG as readable text
-  convert IN OUT       read IN and write it as DaCe JSON to OUT (.sdfgz: gzip)
-  compile FILE -o LIB  compile an SDFG into a shared library with DaCe's C ABI
-  dot FILE -o OUT      draw the SDFG after the passes as Graphviz DOT (.dot) or SVG (.svg)
-  options [--json]     list the compile options (--json: as JSON, for tools)
-  run FILE --inputs J  compile (cached), call once with the inputs in J, print the arrays
-  help [COMMAND]       show help for a command
-
-options:
-  -h, --help           show help (also after a command: sdfc validate --help)
-  --version            print the version
-
-exit codes: 0 success, 1 invalid or unsupported input, 2 usage error
-)";
-
-const char* kValidateHelp = R"(usage: sdfc validate FILE...
-
-Reads each SDFG file (.sdfg JSON or gzip-compressed .sdfgz) and checks it: JSON syntax, known
-node, block and descriptor types, enum values, expressions, dangling edges and connectors, map
-scopes, cycles in states, subsets provably out of bounds, outer memlets of map scopes that provably
-miss what the scope accesses (unpropagated memlets), and Python tasklets (translated as
-compile translates them). Each problem is printed on stderr as
-  FILE: /json/pointer: error: message
-(or FILE:LINE:COLUMN: error: ... for JSON syntax errors). Prints "FILE: ok" for valid files.
-Exit code 0 when every file is valid, 1 otherwise.
-)";
-
-const char* kPrintHelp = R"(usage: sdfc print FILE
-
-Prints the SDFG in FILE as indented text: symbols, data containers, control flow, and for each
-state its nodes ([id] kind ...) and edges (src:connector -> dst:connector  data[subset]).
-Exit code 1 (with diagnostics) when FILE is invalid.
-)";
-
-/// Wraps `text` to lines of at most `width` characters, each after `indent` spaces but the first
-/// (which continues a line of `first` characters).
-std::string wrap(const std::string& text, std::size_t first, std::size_t indent, std::size_t width) {
-  std::string out, word;
-  std::size_t column = first;
-  auto flush = [&] {
-    if (word.empty()) return;
-    if (column > indent && column + 1 + word.size() > width) {
-      out += "\n" + std::string(indent, ' ');
-      column = indent;
-    } else if (column > indent || (column == indent && !out.empty() && out.back() != ' ')) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ')
-      flush();
-    else
-      word += c;
-  }
-  flush();
-  return out;
-}
-
-/// The compile options' help, from the option table (ir/Options.h).
-std::string options_help() {
-  constexpr std::size_t kColumn = 26, kWidth = 100;
-  std::string s = "\ncompile options (also for run and dot):\n";
-  auto row = [&](const std::string& left, const std::string& help) {
-    std::string line = "  " + left;
-    if (line.size() + 2 > kColumn) {
-      s += line + "\n" + std::string(kColumn, ' ');
-    } else {
-      s += line + std::string(kColumn - line.size(), ' ');
-    }
-    s += wrap(help, kColumn, kColumn, kWidth) + "\n";
-  };
-  for (auto& o : option_table()) {
-    std::string left = o.flag;
-    if (*o.metavar)
-      left += std::string(" ") + o.metavar;
-    else if (!o.values.empty())
-      left += " " + fmt::format("{}", fmt::join(o.values, "|"));
-    row(left, o.help);
-  }
-  row("--no-cache", "always build and check; do not use or fill the build cache ($SDFC_CACHE_DIR)");
-  return s;
-}
-
-const char* kCompileHelp = R"(usage: sdfc compile FILE -o LIB.so [options]
-       sdfc compile FILE --emit-source DIR [options]
-       sdfc compile FILE --dace-layout DIR [options]
-
-Compiles an SDFG into a shared library exporting DaCe's C ABI (__dace_init_<name>,
-__program_<name>, __dace_exit_<name>, the external-memory pair) and sdfc's __sdfc_ hooks.
-Builds go through a content-addressed cache ($SDFC_CACHE_DIR, default ~/.cache/sdfc).
-
-  -o LIB.so               where to write the library (written atomically)
-  --emit-source DIR       also write the generated sources and a C header into DIR (without -o:
-                          stop before any compiler runs)
-  --dace-layout DIR       also lay out DaCe's program folder in DIR, which DaCe's own loader
-                          (dace.codegen.compiler.load_precompiled_sdfg(DIR)) runs unmodified:
-                          DIR/build/lib<name>.so, sdfc's loader stub DIR/build/libdacestub_<name>.so,
-                          DIR/program.sdfg (the input), DIR/FOLDER_MODE, the sources; the library
-                          then also prints each refused call's message on stderr (once per message)
-  --format                run the generated sources through clang-format (sdfc's style; whitespace
-                          changes only); needs an sdfc built with Clang
-  --print-after=NAME      print the IR after pass NAME (or "all")
-  --time-passes           print the time of each stage and pass on stderr
-  --stats                 print counts of what was compiled, and workspace sizes, on stderr
-  --verify-sync           prove the schedule's synchronization (every conflicting pair of
-                          accesses by two streams or a stream and the host is ordered) before
-                          writing anything; a race is an error naming both accesses
-
-CPP tasklets are checked with Clang before code is generated: identifiers that are neither
-connectors, symbols nor known functions (<cmath>, <cstdint>, <algorithm>, ..., sdfc's runtime,
-global_code), writes to input connectors and output connectors never written are errors, reported
-as FILE: /pointer/of/the/code:LINE:COLUMN: error: ... with the line and column inside the tasklet.
-A check that passed is remembered in the build cache (the same tasklets, runtime headers and
-sdfc are not parsed again: ~0.3 s saved per compile). An sdfc built without Clang skips the check
-and says so in a note.
-)";
-
-const char* kDotHelp = R"(usage: sdfc dot FILE -o OUT.dot|OUT.svg [--after=PASS] [options]
-
-Draws the SDFG in FILE after the pass pipeline as a Graphviz graph: states and control flow (loops
-and conditionals as clusters), dataflow with map scopes as clusters, tasklets with their code,
-nested SDFGs with their own control flow. What passes decided is drawn too: each GPU operation
-(kernel, GPU copy) coloured by its stream, host syncs as marked nodes, the ordered return.
-
-  -o OUT                  OUT.dot: the DOT text ("-": standard output); OUT.svg: rendered with
-                          Graphviz's dot program (apt-get install graphviz). Written atomically.
-  --after=PASS            stop after pass PASS (the passes are listed below), or "none" for the
-                          SDFG as read (also what it contains that sdfc cannot compile);
-                          default: every pass
-
-The compile options below decide the passes.
-)";
-
-/// dot's help with the pipeline's passes, listed from the pipeline itself.
-std::string dot_help() {
-  return kDotHelp + options_help() + fmt::format("\npasses, in order: {}\n", fmt::join(pass_names(), ", "));
-}
-
-const char* kRunHelp = R"(usage: sdfc run FILE --inputs INPUTS.json [--output OUT.json] [options]
-
-Compiles FILE (cached), binds the program's arguments by name from INPUTS.json (the corpus
-format: "symbols", "scalars", "arrays" with dtype, shape and data), calls the program once and
-writes every array argument as {"arrays": {name: {"dtype", "shape", "data"}}} to OUT.json (default:
-standard output). Entries the program does not take are ignored; numbers convert when the
-conversion is exact. A missing or mistyped argument is an error and the program is not called.
-External workspaces are allocated by run itself.
-)";
-
-const char* kOptionsCommandHelp = R"(usage: sdfc options [--json]
-
-Lists the compile options that compile, run and dot take. With --json, prints them as a JSON array
-for tools (sdfc's Python package and its DaCe and GT4Py integration read it), one object per
-option: "name" (the library API's and Python's name), "flag", "kind" (choice, text, number or
-switch), "metavar" ("" for a switch),
-"values" (the values it takes; empty: any text, or a number), "switch" (for a switch, the value
-its flag sets; "" otherwise), "default" (as text) and "help".
-)";
-
-const char* kConvertHelp = R"(usage: sdfc convert IN OUT [--indent N]
-
-Reads IN and writes it to OUT as DaCe SDFG JSON (compact, as DaCe's SDFG.save() writes it;
---indent N indents by N spaces). OUT ending in .sdfgz is gzip-compressed. The output is
-deterministic: converting sdfc's own output gives identical bytes. OUT is written atomically
-and left untouched when IN is invalid. Use "-" as OUT to write to standard output.
-)";
 
 bool is_help(const std::string& a) {
   return a == "-h" || a == "--help";
@@ -263,7 +88,7 @@ bool write_atomically(const std::string& path, const std::string& bytes, bool gz
   }
 }
 
-/// Parses one compile option at args[i]; returns false when args[i] is not one. Throws UsageError.
+/// A mistake in the command line (exit code 2, the command's help after the message).
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -330,7 +155,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << kCompileHelp << options_help();
+        out << help("compile");
         return kOk;
       }
       if (parse_option(args, i, co, use_cache)) continue;
@@ -364,7 +189,7 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (output.empty() && emit_dir.empty() && dace_dir.empty())
       throw UsageError("nothing to do: give -o LIB.so, --emit-source DIR and/or --dace-layout DIR");
   } catch (const UsageError& e) {
-    err << "sdfc compile: " << e.what() << "\n" << kCompileHelp << options_help();
+    err << "sdfc compile: " << e.what() << "\n" << help("compile");
     return kUsage;
   }
   if (format && !formatting_available()) {
@@ -515,7 +340,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << dot_help();
+        out << help("dot");
         return kOk;
       }
       if (parse_option(args, i, co, use_cache)) continue;
@@ -540,7 +365,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       throw UsageError(
           fmt::format("-o {}: the output must end in .dot (DOT text) or .svg (rendered by Graphviz)", output));
   } catch (const UsageError& e) {
-    err << "sdfc dot: " << e.what() << "\n" << dot_help();
+    err << "sdfc dot: " << e.what() << "\n" << help("dot");
     return kUsage;
   }
   auto sdfg = load(file, err);
@@ -574,7 +399,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (is_help(a)) {
-        out << kRunHelp << options_help();
+        out << help("run");
         return kOk;
       }
       if (parse_option(args, i, req.options, req.use_cache)) continue;
@@ -596,7 +421,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (req.sdfg_path.empty()) throw UsageError("no input file");
     if (req.inputs_path.empty()) throw UsageError("--inputs INPUTS.json is required");
   } catch (const UsageError& e) {
-    err << "sdfc run: " << e.what() << "\n" << kRunHelp << options_help();
+    err << "sdfc run: " << e.what() << "\n" << help("run");
     return kUsage;
   }
   return run_program(req, out, err);
@@ -606,11 +431,11 @@ int cmd_options(const std::vector<std::string>& args, std::ostream& out, std::os
   bool json = false;
   for (auto& a : args) {
     if (is_help(a)) {
-      out << kOptionsCommandHelp;
+      out << help("options");
       return kOk;
     }
     if (a != "--json") {
-      err << fmt::format("sdfc options: unexpected argument '{}'\n{}", a, kOptionsCommandHelp);
+      err << fmt::format("sdfc options: unexpected argument '{}'\n{}", a, help("options"));
       return kUsage;
     }
     json = true;
@@ -647,17 +472,17 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       continue;
     }
     if (is_help(a)) {
-      out << kValidateHelp;
+      out << help("validate");
       return kOk;
     }
     if (a.size() > 1 && a[0] == '-') {
-      err << fmt::format("sdfc validate: unknown option '{}'\n{}", a, kValidateHelp);
+      err << fmt::format("sdfc validate: unknown option '{}'\n{}", a, help("validate"));
       return kUsage;
     }
     files.push_back(a);
   }
   if (files.empty()) {
-    err << "sdfc validate: no input files\n" << kValidateHelp;
+    err << "sdfc validate: no input files\n" << help("validate");
     return kUsage;
   }
   int rc = kOk;
@@ -683,17 +508,17 @@ int cmd_print(const std::vector<std::string>& args, std::ostream& out, std::ostr
       continue;
     }
     if (!only_files && is_help(a)) {
-      out << kPrintHelp;
+      out << help("print");
       return kOk;
     }
     if (!only_files && a.size() > 1 && a[0] == '-') {
-      err << fmt::format("sdfc print: unknown option '{}'\n{}", a, kPrintHelp);
+      err << fmt::format("sdfc print: unknown option '{}'\n{}", a, help("print"));
       return kUsage;
     }
     files.push_back(a);
   }
   if (files.size() != 1) {
-    err << "sdfc print: expected exactly one input file\n" << kPrintHelp;
+    err << "sdfc print: expected exactly one input file\n" << help("print");
     return kUsage;
   }
   auto sdfg = load(files[0], err);
@@ -707,7 +532,7 @@ int cmd_convert(const std::vector<std::string>& args, std::ostream& out, std::os
   int indent = -1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) {
-      out << kConvertHelp;
+      out << help("convert");
       return kOk;
     }
     if (args[i] == "--indent") {
@@ -720,13 +545,13 @@ int cmd_convert(const std::vector<std::string>& args, std::ostream& out, std::os
       continue;
     }
     if (args[i].size() > 1 && args[i][0] == '-') {
-      err << fmt::format("sdfc convert: unknown option '{}'\n{}", args[i], kConvertHelp);
+      err << fmt::format("sdfc convert: unknown option '{}'\n{}", args[i], help("convert"));
       return kUsage;
     }
     files.push_back(args[i]);
   }
   if (files.size() != 2) {
-    err << "sdfc convert: expected an input and an output file\n" << kConvertHelp;
+    err << "sdfc convert: expected an input and an output file\n" << help("convert");
     return kUsage;
   }
   auto sdfg = load(files[0], err);
@@ -744,13 +569,13 @@ int cmd_convert(const std::vector<std::string>& args, std::ostream& out, std::os
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
-    err << kMainHelp;
+    err << help("");
     return kUsage;
   }
   const std::string cmd = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (is_help(cmd)) {
-    out << kMainHelp;
+    out << help("");
     return kOk;
   }
   if (cmd == "--version" || cmd == "version") {
@@ -763,26 +588,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
   try {
     if (cmd == "help") {
-      if (rest.empty())
-        out << kMainHelp;
-      else if (rest[0] == "validate")
-        out << kValidateHelp;
-      else if (rest[0] == "print")
-        out << kPrintHelp;
-      else if (rest[0] == "convert")
-        out << kConvertHelp;
-      else if (rest[0] == "compile")
-        out << kCompileHelp << options_help();
-      else if (rest[0] == "run")
-        out << kRunHelp << options_help();
-      else if (rest[0] == "dot")
-        out << dot_help();
-      else if (rest[0] == "options")
-        out << kOptionsCommandHelp;
-      else {
+      std::string text = help(rest.empty() ? "" : rest[0]);
+      if (text.empty()) {
         err << fmt::format("sdfc help: unknown command '{}'\n", rest[0]);
         return kUsage;
       }
+      out << text;
       return kOk;
     }
     if (cmd == "validate") return cmd_validate(rest, out, err);
@@ -796,7 +607,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "sdfc: " << e.what() << "\n";
     return kInvalid;
   }
-  err << fmt::format("sdfc: unknown command '{}'\n\n{}", cmd, kMainHelp);
+  err << fmt::format("sdfc: unknown command '{}'\n\n{}", cmd, help(""));
   return kUsage;
 }
 
