@@ -217,6 +217,11 @@ class GpuEmitter : public Emitter {
   /// before the launch (the grid depends on them) and passed by value.
   void emit_kernel(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w) override;
   void emit_kernel_launch(Ctx& c, const Block& st, const std::string& ptr, int id, CodeWriter& w);
+  /// The host side of emit_kernel_launch: the comment naming the plan, the stream's waits, the
+  /// choice among the layouts' kernels `knames` by the strides, the grid and the launch.
+  void emit_kernel_launch_site(const Ctx& c, const Node& n, const std::string& np,
+                               const std::vector<std::string>& knames, const std::vector<std::string>& params,
+                               const std::vector<std::string>& args, CodeWriter& w);
   static void kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, std::vector<std::string>& params,
                                std::vector<std::string>& args);
   void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);

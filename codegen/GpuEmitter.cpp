@@ -17,6 +17,25 @@
 
 namespace sdfc::codegen {
 
+namespace {
+
+/// Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
+/// fastest-varying last); each thread decodes its point with divisions, as DaCe does.
+Expr z_extent(const MapInfo& m) {
+  Expr e = make_int(1);
+  for (std::size_t d = 0; d + 2 < m.params.size(); ++d) e = make_binary(BinOp::Mul, e, extent(m.range[d]));
+  return simplify(e);
+}
+
+/// The extent of map `m` along axis k in kernel layout `l`.
+Expr axis_extent(const MapInfo& m, const KernelPlan::Layout& l, std::size_t k) {
+  int dims = static_cast<int>(m.params.size());
+  return k == 2 && dims > 3 ? z_extent(m)
+                            : extent(m.range[static_cast<std::size_t>(dim_on_axis(l, static_cast<int>(k), dims))]);
+}
+
+}  // namespace
+
 /// A kernel whose thread-block maps run as the block's threads: one block per point of the
 /// kernel map (its parameters from blockIdx), the block shape from the thread-block maps.
 void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& ptr, int id,
@@ -142,19 +161,6 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   in_kernel_ = true;
   emit_scope(kc, st, ptr, id, bw, true);
   in_kernel_ = false;
-  // Maps of more than 3 parameters: z covers the first dims - 2 of them, flattened (the
-  // fastest-varying last); each thread decodes its point with divisions, as DaCe does.
-  auto z_extent = [&] {
-    Expr e = make_int(1);
-    for (std::size_t d = 0; d + 2 < dims; ++d) e = make_binary(BinOp::Mul, e, extent(m.range[d]));
-    return simplify(e);
-  };
-  // The extent of the map along axis k in layout l.
-  auto axis_extent = [&](const KernelPlan::Layout& l, std::size_t k) {
-    return k == 2 && dims > 3
-               ? z_extent()
-               : extent(m.range[static_cast<std::size_t>(dim_on_axis(l, static_cast<int>(k), static_cast<int>(dims)))]);
-  };
   std::vector<std::string> knames;
   for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
     const KernelPlan::Layout& layout = plan.layouts[li];
@@ -169,7 +175,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     auto index = [&](std::size_t k) {
       if (k == 2 && dims > 3) {
         kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
-        kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent())));
+        kw.line(fmt::format("if (__tz >= {}) return;", sym(z_extent(m))));
         kw.line("int64_t __rz = __tz;");
         for (std::size_t d = dims - 2; d-- > 0;) {
           const RangeDim& r = m.range[d];
@@ -237,7 +243,20 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     out_.kernels.push_back(kw.str());
     knames.push_back(kname);
   }
+  emit_kernel_launch_site(c, n, np, knames, params, args, w);
+}
 
+void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std::string& np,
+                                         const std::vector<std::string>& knames, const std::vector<std::string>& params,
+                                         const std::vector<std::string>& args, CodeWriter& w) {
+  const MapInfo& m = n.map;
+  const KernelPlan& plan = *n.kernel;
+  const int* block = plan.block;
+  const int rows = plan.rows;
+  const std::size_t march = static_cast<std::size_t>(plan.march);
+  const bool strided_x = rows > 1 && march == 0;
+  const std::size_t dims = m.params.size();
+  const char* axis[] = {"x", "y", "z"};
   // The launch: of the layout whose x indexes the dimension of `layout_data` with the smallest
   // |stride| (the first on ties), when there are several.
   std::string leads;
@@ -270,7 +289,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     if (plan.layouts.size() > 1) w.open(fmt::format("{}if (__layout == {})", li ? "else " : "", li));
     std::vector<std::string> counts;
     for (std::size_t k = 0; k < std::min<std::size_t>(dims, 3); ++k) {
-      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(axis_extent(layout, k))));
+      w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(axis_extent(m, layout, k))));
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
     std::vector<std::string> grid;
