@@ -97,8 +97,7 @@ class Emitter {
   const CompileOptions& options_;
   std::string file_;
   std::string name_;
-  bool gpu_;                // CUDA or HIP: GPU memory, the GPU context
-  bool in_kernel_ = false;  // emitting a kernel body (device atomics)
+  bool gpu_;  // CUDA or HIP: GPU memory, the GPU context
   EmittedBody out_;
   int nested_counter_ = 0;
   std::map<const Block*, ScopeIndex> adjacency_;

@@ -61,9 +61,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
                         ident(m.params[dims - 1 - k]), sym(r.start), axis[k], sym(r.step)));
   }
   kc.block_kernel = id;
-  in_kernel_ = true;
   emit_scope(kc, st, ptr, id, kw, true);
-  in_kernel_ = false;
   kw.close();
   out_.kernels.push_back(kw.str());
 
@@ -158,9 +156,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   // The body is the same in every layout (it reads the map's parameters): printed once, at the
   // depth it has in each kernel (inside the marching loop when rows > 1).
   CodeWriter bw(strided_x ? 3 : rows > 1 ? 2 : 1);
-  in_kernel_ = true;
   emit_scope(kc, st, ptr, id, bw, true);
-  in_kernel_ = false;
   std::vector<std::string> knames;
   for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
     const KernelPlan::Layout& layout = plan.layouts[li];
