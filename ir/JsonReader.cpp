@@ -611,7 +611,8 @@ class Reader {
     std::unique_ptr<Block> b;
     if (type == "SDFGState")
       b = std::make_unique<Block>(BlockKind::State);
-    else if (type == "ControlFlowRegion" || type == "NamedRegion" || type == "UnstructuredControlFlow")
+    else if (type == "ControlFlowRegion" || type == "NamedRegion" || type == "FunctionCallRegion" ||
+             type == "UnstructuredControlFlow")  // (a function call's `arguments` only describe it, as in DaCe)
       b = std::make_unique<Block>(BlockKind::Region);
     else if (type == "LoopRegion")
       b = std::make_unique<Block>(BlockKind::Loop);
@@ -625,8 +626,8 @@ class Reader {
       b = std::make_unique<Block>(BlockKind::Return);
     else
       fail(at(ptr, "type"), fmt::format("unsupported control-flow block type \"{}\"; supported: SDFGState, "
-                                        "ControlFlowRegion, LoopRegion, ConditionalBlock, BreakBlock, "
-                                        "ContinueBlock, ReturnBlock",
+                                        "ControlFlowRegion (NamedRegion, FunctionCallRegion), LoopRegion, "
+                                        "ConditionalBlock, BreakBlock, ContinueBlock, ReturnBlock",
                                         type));
     b->type_name = type;
     if (auto l = j.find("label"); l != j.end()) b->label = string(*l, at(ptr, "label"), "a label");

@@ -697,3 +697,27 @@ def test_einsum_node_computes_like_numpy(spec, alpha, beta):
     expected = alpha * np.einsum(spec, a, b) + beta * c
     sdfg(A=a, B=b, C=c)
     np.testing.assert_allclose(c, expected, rtol=1e-12)
+
+
+def test_function_call_regions_run_as_regions():
+    """A function DaCe's frontend keeps as a FunctionCallRegion (simplify told not to inline it):
+    sdfc runs the region's body (its `arguments` only describe the call)."""
+    from dace.sdfg.state import FunctionCallRegion
+    from dace.transformation.passes.simplify import SimplifyPass
+
+    N = dace.symbol("N")
+
+    def scale(A: dace.float64[N]):
+        return 5 * A + 10
+
+    @dace.program
+    def call_scale(I: dace.float64[N]):
+        return scale(I)
+
+    sdfg = call_scale.to_sdfg(simplify=False)
+    SimplifyPass(no_inline_function_call_regions=True, no_inline_named_regions=True).apply_pass(sdfg, {})
+    assert isinstance(sdfg.nodes()[0], FunctionCallRegion)
+    sdfc.dace.enable()
+    values = np.array([1.0, -1.0, 2.5])
+    np.testing.assert_array_equal(sdfg(values, N=3), 5 * values + 10)
+

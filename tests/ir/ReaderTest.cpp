@@ -78,6 +78,31 @@ TEST(Reader, ReadsControlFlow) {
   EXPECT_TRUE(sdfg->root.cf_edges[1].unconditional());
 }
 
+TEST(Reader, FunctionCallAndNamedRegionsAreRegionsThatKeepTheirTypeAndArguments) {
+  // DaCe's frontend wraps an inlined function's body in a FunctionCallRegion whose `arguments`
+  // describe the call (the body already names the caller's data); DaCe's code generator runs it
+  // as any region.
+  Json j = small();
+  Json state = state0(j);
+  for (const char* type : {"FunctionCallRegion", "NamedRegion"}) {
+    Json region = {{"type", type},
+                   {"label", "call_f"},
+                   {"attributes", {{"arguments", {{"a", "A"}}}}},
+                   {"nodes", Json::array({state})},
+                   {"edges", Json::array()},
+                   {"start_block", 0}};
+    j["nodes"][0] = region;
+    auto sdfg = read_sdfg(j.dump());
+    const Block& b = *sdfg->root.blocks[0];
+    EXPECT_EQ(b.kind, BlockKind::Region) << type;
+    ASSERT_EQ(b.blocks.size(), 1u) << type;
+    EXPECT_EQ(b.blocks[0]->kind, BlockKind::State) << type;
+    Json back = Json::parse(write_sdfg(*sdfg));
+    EXPECT_EQ(back["nodes"][0]["type"], type);
+    EXPECT_EQ(back["nodes"][0]["attributes"]["arguments"]["a"], "A") << type;
+  }
+}
+
 TEST(Reader, ReadsGzip) {
   std::string plain = slurp(data_path("small.sdfg"));
   auto a = read_sdfg(plain);
@@ -260,8 +285,12 @@ TEST(Reader, UnsupportedDescriptorAndBlock) {
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/type");
   EXPECT_EQ(d.message, "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View");
   Json k = small();
-  k["nodes"][1]["type"] = "FunctionCallRegion";
-  EXPECT_EQ(one_problem(k).pointer, "/nodes/1/type");
+  k["nodes"][1]["type"] = "TaskGraphRegion";  // a block type sdfc does not know
+  d = one_problem(k);
+  EXPECT_EQ(d.pointer, "/nodes/1/type");
+  EXPECT_EQ(d.message,
+            "unsupported control-flow block type \"TaskGraphRegion\"; supported: SDFGState, ControlFlowRegion "
+            "(NamedRegion, FunctionCallRegion), LoopRegion, ConditionalBlock, BreakBlock, ContinueBlock, ReturnBlock");
 }
 
 TEST(Reader, CompositeDtypeIsUnsupported) {
