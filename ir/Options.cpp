@@ -44,6 +44,26 @@ std::string text(bool b) {
 
 constexpr long kMaxGpuStreams = 1024;
 
+/// A switch's row reads and prints its field (a bool of CompileOptions)...
+template <bool CompileOptions::*Field>
+void set_switch(CompileOptions& o, const std::string& v) {
+  o.*Field = truth(v);
+}
+template <bool CompileOptions::*Field>
+std::string get_switch(const CompileOptions& o) {
+  return text(o.*Field);
+}
+
+/// ... and a choice's its enum field by the enum's names (`Names`, in the enum's order).
+template <typename E, E CompileOptions::*Field, const std::vector<std::string>* Names>
+void set_choice(CompileOptions& o, const std::string& v) {
+  o.*Field = choose<E>(v, *Names);
+}
+template <typename E, E CompileOptions::*Field, const std::vector<std::string>* Names>
+std::string get_choice(const CompileOptions& o) {
+  return (*Names)[static_cast<std::size_t>(o.*Field)];
+}
+
 // The enum's values, in the enum's order (choose<E> relies on it).
 const std::vector<std::string> kTargetNames = [] {
   std::vector<std::string> names;
@@ -56,8 +76,8 @@ const std::vector<std::string> kBlasNames = {"pure", "vendor"};
 const std::vector<OptionSpec> kOptions = {
     {"target", "--target", OptionSpec::Kind::Choice, "", kTargetNames, "",
      "code to generate (default cpu; hip is compiled, never run here)",
-     [](CompileOptions& o, const std::string& v) { o.target = choose<Target>(v, kTargetNames); },
-     [](const CompileOptions& o) { return std::string(to_string(o.target)); }},
+     set_choice<Target, &CompileOptions::target, &kTargetNames>,
+     get_choice<Target, &CompileOptions::target, &kTargetNames>},
     {"gpu_arch",
      "--gpu-arch",
      OptionSpec::Kind::Text,
@@ -71,8 +91,8 @@ const std::vector<OptionSpec> kOptions = {
      "the lifetime of every transient: scoped (allocated where used), persistent (for the library's "
      "life), pool (stream-ordered pool), external (workspaces the caller provides); default "
      "as-declared: lifetimes as the file declares",
-     [](CompileOptions& o, const std::string& v) { o.transients = choose<TransientMode>(v, kTransientNames); },
-     [](const CompileOptions& o) { return std::string(to_string(o.transients)); }},
+     set_choice<TransientMode, &CompileOptions::transients, &kTransientNames>,
+     get_choice<TransientMode, &CompileOptions::transients, &kTransientNames>},
     {"gpu_streams",
      "--gpu-streams",
      OptionSpec::Kind::Number,
@@ -102,8 +122,8 @@ const std::vector<OptionSpec> kOptions = {
      "where it can); copies from and to host array arguments are in the graph; other host work "
      "(host tasklets, host waits) splits the call into graph segments, the rest runs without a "
      "graph; a program with no part free of host work is refused; ignored on the cpu",
-     [](CompileOptions& o, const std::string& v) { o.gpu_graph = truth(v); },
-     [](const CompileOptions& o) { return text(o.gpu_graph); }},
+     set_switch<&CompileOptions::gpu_graph>,
+     get_switch<&CompileOptions::gpu_graph>},
     {"fuse_maps",
      "--fuse-maps",
      OptionSpec::Kind::Switch,
@@ -114,8 +134,8 @@ const std::vector<OptionSpec> kOptions = {
      "schedule and ranges; what one writes, the next reads at the same point, through transients "
      "nothing else uses) into one map: one kernel on the GPU, the transients between them become "
      "registers",
-     [](CompileOptions& o, const std::string& v) { o.fuse_maps = truth(v); },
-     [](const CompileOptions& o) { return text(o.fuse_maps); }},
+     set_switch<&CompileOptions::fuse_maps>,
+     get_switch<&CompileOptions::fuse_maps>},
     {"dependent_launch",
      "--no-dependent-launch",
      OptionSpec::Kind::Switch,
@@ -126,14 +146,14 @@ const std::vector<OptionSpec> kOptions = {
      "newer, each kernel may start while the kernel before it on its stream finishes, and waits "
      "for that kernel's completion before it touches memory: part of each launch's latency is "
      "hidden",
-     [](CompileOptions& o, const std::string& v) { o.dependent_launch = truth(v); },
-     [](const CompileOptions& o) { return text(o.dependent_launch); }},
+     set_switch<&CompileOptions::dependent_launch>,
+     get_switch<&CompileOptions::dependent_launch>},
     {"blas", "--blas", OptionSpec::Kind::Choice, "", kBlasNames, "",
      "BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure (default) expands them into "
      "maps; vendor calls CBLAS on host data (links Debian's libblas) and cuBLAS on GPU data, on the "
      "node's stream",
-     [](CompileOptions& o, const std::string& v) { o.blas = choose<BlasMode>(v, kBlasNames); },
-     [](const CompileOptions& o) { return std::string(to_string(o.blas)); }},
+     set_choice<BlasMode, &CompileOptions::blas, &kBlasNames>,
+     get_choice<BlasMode, &CompileOptions::blas, &kBlasNames>},
     {"report_refusals",
      "--report-refusals",
      OptionSpec::Kind::Switch,
@@ -142,8 +162,8 @@ const std::vector<OptionSpec> kOptions = {
      "true",
      "the library prints each refused call's message on stderr (once per message); set by "
      "--dace-layout, since DaCe's loader never reads __sdfc_last_error",
-     [](CompileOptions& o, const std::string& v) { o.report_refusals = truth(v); },
-     [](const CompileOptions& o) { return text(o.report_refusals); }},
+     set_switch<&CompileOptions::report_refusals>,
+     get_switch<&CompileOptions::report_refusals>},
 };
 
 /// Every field of CompileOptions has a row above: a field added without one stops the build here
