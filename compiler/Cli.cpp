@@ -25,11 +25,13 @@
 #include "ir/Diagnostic.h"
 #include "ir/Dot.h"
 #include "ir/Dump.h"
+#include "ir/IrFile.h"
 #include "ir/JsonReader.h"
 #include "ir/JsonWriter.h"
 #include "ir/Validate.h"
 #include "ir/Walk.h"
 #include "lang/PythonTasklet.h"
+#include "passes/Pipeline.h"
 #include "passes/VerifySync.h"
 
 #ifndef SDFC_VERSION
@@ -146,11 +148,127 @@ std::optional<std::string> directory_option(const std::vector<std::string>& args
   return dir;
 }
 
+/// The program of an IR file or a DaCe file, with the options its passes run with: the file's for
+/// an IR file (command-line options must then be the same or none), `given` for a DaCe file, which
+/// is validated. Null after reporting a problem on `err`.
+std::unique_ptr<SDFG> load_ir(const std::string& path, const CompileOptions& given, bool any_given,
+                              CompileOptions& options, const std::string& command, std::ostream& err) {
+  try {
+    IrFile ir = read_ir_file(path);
+    if (!ir.from_sdfc) {
+      auto ds = validate(*ir.sdfg, path);
+      if (!ds.empty()) {
+        report(err, ds);
+        return nullptr;
+      }
+      options = given;
+      return std::move(ir.sdfg);
+    }
+    if (any_given && options_key(given) != options_key(ir.options)) {
+      std::string theirs;
+      for (auto& row : option_table())
+        if (row.get(ir.options) != row.get(given))
+          theirs += fmt::format("{}{} {}", theirs.empty() ? "" : ", ", row.flag, row.get(ir.options));
+      err << fmt::format(
+          "{}: error: this IR file's passes ran with other options ({}); sdfc {} takes its options from the file: "
+          "drop the compile options, or start again from the DaCe file\n",
+          path, theirs, command);
+      return nullptr;
+    }
+    options = ir.options;
+    return std::move(ir.sdfg);
+  } catch (const UserError& e) {
+    report(err, e.diagnostics());
+    return nullptr;
+  }
+}
+
+int cmd_opt(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CompileOptions given;
+  bool use_cache = true;  // accepted for symmetry with compile; nothing is built
+  std::string file, output, print_after;
+  std::vector<std::string> names;
+  bool list = false, any_given = false;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (is_help(a)) {
+        out << help("opt");
+        return kOk;
+      }
+      if (parse_option(args, i, given, use_cache)) {
+        any_given |= args[i] != "--no-cache";
+        continue;
+      }
+      if (a == "-o") {
+        if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
+        output = args[++i];
+      } else if (a == "--list") {
+        list = true;
+      } else if (a == "--passes" || a.rfind("--passes=", 0) == 0) {
+        if (a == "--passes" && i + 1 >= args.size()) throw UsageError("--passes needs pass names");
+        std::string text = a == "--passes" ? args[++i] : a.substr(9);
+        for (std::size_t at = 0; at <= text.size();) {
+          std::size_t comma = std::min(text.find(',', at), text.size());
+          if (comma > at) names.push_back(text.substr(at, comma - at));
+          at = comma + 1;
+        }
+        if (names.empty()) throw UsageError("--passes needs pass names");
+      } else if (a == "--print-after" || a.rfind("--print-after=", 0) == 0) {
+        if (a == "--print-after" && i + 1 >= args.size()) throw UsageError("--print-after needs a pass name");
+        print_after = a == "--print-after" ? args[++i] : a.substr(14);
+        if (print_after != "all" && std::find(names.begin(), names.end(), print_after) == names.end() &&
+            std::find(pass_names().begin(), pass_names().end(), print_after) == pass_names().end())
+          throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after,
+                                       fmt::join(pass_names(), ", ")));
+      } else {
+        input_file(a, file);
+      }
+    }
+    if (list) {
+      if (!file.empty() || !names.empty()) throw UsageError("--list takes no file and no passes");
+      for (auto& p : pass_infos())
+        out << fmt::format("{:<21} needs: {}\n{:<21} decides: {}\n", p.name,
+                           p.requires_.empty() ? "nothing" : fmt::format("{}", fmt::join(p.requires_, ", ")), "",
+                           p.produces);
+      return kOk;
+    }
+    if (file.empty()) throw UsageError("no input file");
+    if (names.empty()) throw UsageError("--passes=NAME,... is required (sdfc opt --list lists them)");
+  } catch (const UsageError& e) {
+    err << "sdfc opt: " << e.what() << "\n" << help("opt");
+    return kUsage;
+  }
+  CompileOptions options;
+  auto sdfg = load_ir(file, given, any_given, options, "opt", err);
+  if (!sdfg) return kInvalid;
+  if (std::string problem = check_pass_order(sdfg->passes_run, names); !problem.empty()) {
+    err << fmt::format("{}: error: {}\n", file, problem);
+    return kInvalid;
+  }
+  try {
+    PipelineHooks hooks;
+    hooks.print_after = print_after;
+    hooks.print_to = &out;
+    run_passes(*sdfg, names, options, hooks);
+  } catch (const UserError& e) {
+    std::vector<Diagnostic> ds = e.diagnostics();
+    for (auto& d : ds)
+      if (d.file.empty()) d.file = file;
+    report(err, ds);
+    return kInvalid;
+  }
+  std::string text = write_ir(*sdfg, options);
+  if (!output.empty()) return write_atomically(output, text, false, err) ? kOk : kInvalid;
+  if (print_after.empty()) out << text;
+  return kOk;
+}
+
 int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CompileOptions co;
   bool use_cache = true;
   std::string file, output, emit_dir, dace_dir, print_after;
-  bool time_passes = false, stats = false, format = false, verify = false;
+  bool time_passes = false, stats = false, format = false, verify = false, any_given = false;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -158,7 +276,10 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         out << help("compile");
         return kOk;
       }
-      if (parse_option(args, i, co, use_cache)) continue;
+      if (parse_option(args, i, co, use_cache)) {
+        any_given |= args[i] != "--no-cache";
+        continue;
+      }
       if (a == "-o") {
         if (i + 1 >= args.size()) throw UsageError("-o needs a file name");
         output = args[++i];
@@ -197,12 +318,15 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
            "with libclang-cpp14-dev and libclang-14-dev installed, or drop --format\n";
     return kUsage;
   }
-  co.report_refusals |= !dace_dir.empty();
   auto clock = [] { return std::chrono::steady_clock::now(); };
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  auto t0 = clock();
+  // A DaCe file, or an IR file (sdfc opt) whose remaining passes run with the file's options.
+  CompileOptions given = co;
+  auto sdfg = load_ir(file, given, any_given, co, "compile", err);
+  if (!sdfg) return kInvalid;
+  co.report_refusals |= !dace_dir.empty();
   try {
-    auto t0 = clock();
-    auto sdfg = load_sdfg_file(file);
     auto t1 = clock();
     PipelineHooks hooks;
     hooks.print_after = print_after;
@@ -603,6 +727,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (cmd == "run") return cmd_run(rest, out, err);
     if (cmd == "dot") return cmd_dot(rest, out, err);
     if (cmd == "options") return cmd_options(rest, out, err);
+    if (cmd == "opt") return cmd_opt(rest, out, err);
   } catch (const std::exception& e) {
     err << "sdfc: " << e.what() << "\n";
     return kInvalid;

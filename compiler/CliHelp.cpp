@@ -19,6 +19,7 @@ commands:
   convert IN OUT       read IN and write it as DaCe JSON to OUT (.sdfgz: gzip)
   compile FILE -o LIB  compile an SDFG into a shared library with DaCe's C ABI
   dot FILE -o OUT      draw the SDFG after the passes as Graphviz DOT (.dot) or SVG (.svg)
+  opt FILE --passes=P  run the named passes only; write the IR with every decision (an IR file)
   options [--json]     list the compile options (--json: as JSON, for tools)
   run FILE --inputs J  compile (cached), call once with the inputs in J, print the arrays
   help [COMMAND]       show help for a command
@@ -137,6 +138,25 @@ conversion is exact. A missing or mistyped argument is an error and the program 
 External workspaces are allocated by run itself.
 )";
 
+const char* kOptHelp = R"(usage: sdfc opt FILE --passes=NAME[,NAME...] [-o OUT.sdfg] [--print-after=NAME|all] [options]
+       sdfc opt --list
+
+Runs the named passes, and only those, on FILE: a DaCe SDFG file or an IR file that sdfc opt wrote
+(DaCe's JSON with every pass decision in "sdfc" members, the passes run and the options they ran
+with; docs/design.md, "The IR file"). Passes run in the pipeline's order, each after the passes
+it needs; another order is refused with the reason. `sdfc compile` takes an IR file too and runs the
+passes not yet run, with the file's options.
+
+  --passes=NAME,...       the passes to run (see --list)
+  -o OUT.sdfg             write the IR file after them (written atomically); without -o and
+                          without --print-after the IR file goes to standard output
+  --print-after=NAME|all  print the IR as text (as sdfc compile --print-after does) after that pass
+  --list                  list the passes in order: what each needs and what it decides
+
+Compile options (below) apply to a DaCe file; an IR file keeps the options its passes ran with, and
+different ones are refused.
+)";
+
 const char* kOptionsCommandHelp = R"(usage: sdfc options [--json]
 
 Lists the compile options that compile, run and dot take. With --json, prints them as a JSON array
@@ -192,6 +212,7 @@ std::string help(const std::string& command) {
   if (command == "dot")
     return kDotHelp + options_help() + fmt::format("\npasses, in order: {}\n", fmt::join(pass_names(), ", "));
   if (command == "options") return kOptionsCommandHelp;
+  if (command == "opt") return kOptHelp + options_help();
   return "";
 }
 

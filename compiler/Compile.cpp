@@ -33,6 +33,11 @@ std::string join_messages(const std::vector<Diagnostic>& ds) {
 }
 
 std::unique_ptr<SDFG> checked(std::unique_ptr<SDFG> sdfg, const std::string& name) {
+  // An IR file (sdfc opt) read as a DaCe file would lose its decisions and run its passes again.
+  if (sdfg->top_extra.contains("sdfc"))
+    throw InvalidInput({Diagnostic{name, "/sdfc", 0, 0,
+                                   "this is an sdfc IR file (written by sdfc opt), not a DaCe file: compile it with "
+                                   "'sdfc compile', which goes on from its passes, or give the DaCe file"}});
   auto ds = validate(*sdfg, name);
   if (!ds.empty()) throw InvalidInput(std::move(ds));
   return sdfg;

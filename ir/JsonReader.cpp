@@ -937,7 +937,7 @@ void line_column(std::string_view text, std::size_t byte, int& line, int& col) {
 
 }  // namespace
 
-std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name) {
+Json parse_sdfg_document(std::string_view bytes, const std::string& file_name) {
   if (bytes.size() > max_input_bytes()) throw UserError(Diagnostic{file_name, "", 0, 0, too_large("input")});
   std::string inflated;
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -1095,8 +1095,16 @@ std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_
                                            "an SDFG never needs this",
                                            kMaxJsonDepth, kDeepPathLevels)});
   }
+  return doc;
+}
+
+std::unique_ptr<SDFG> read_sdfg_document(const Json& doc, const std::string& file_name) {
   Reader r(file_name);
   return r.read_root(doc);
+}
+
+std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name) {
+  return read_sdfg_document(parse_sdfg_document(bytes, file_name), file_name);
 }
 
 std::size_t max_input_bytes() {

@@ -19,6 +19,11 @@ namespace sdfc {
 /// Throws UserError.
 std::unique_ptr<SDFG> read_sdfg(std::string_view bytes, const std::string& file_name = "<input>");
 
+/// The two halves of read_sdfg: the bytes as a JSON document (gunzipped, duplicate keys and absurd
+/// nesting refused) and the document as an SDFG. Both throw UserError.
+Json parse_sdfg_document(std::string_view bytes, const std::string& file_name = "<input>");
+std::unique_ptr<SDFG> read_sdfg_document(const Json& doc, const std::string& file_name = "<input>");
+
 /// Reads and parses a file. Throws UserError (also for a file that cannot be read).
 std::unique_ptr<SDFG> read_sdfg_file(const std::string& path);
 

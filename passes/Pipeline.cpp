@@ -1,9 +1,12 @@
 #include "passes/Pipeline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
+#include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "passes/ExpandLibraryNodes.h"
 #include "passes/ExternalSync.h"
@@ -26,57 +29,91 @@ namespace sdfc {
 namespace {
 
 struct Pass {
-  const char* name;
+  PassInfo info;
   std::function<void(SDFG&, const CompileOptions&)> run;
 };
 
-/// The pipeline, in order (DESIGN.md §2).
+/// The pipeline, in order (DESIGN.md §2). Each entry: what must have run before it (sdfc opt
+/// refuses an order without it; the pipeline's own order has it), what it decides in the IR.
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
       // first: no later pass knows library nodes; normalize then treats their expansions as any
       // nested SDFG (connector types, schedules).
-      {"expand-library-nodes", expand_library_nodes},
+      {{"expand-library-nodes", {}, "library nodes replaced by maps, tasklets and vendor calls (Node::library_call)"},
+       expand_library_nodes},
       // after the expansions (they read their operands' view shapes) and before everything else:
       // no later pass, analysis or emitter knows views.
-      {"fold-views", fold_views},
+      {{"fold-views", {"expand-library-nodes"}, "every access through a view made one of the viewed container"},
+       fold_views},
       // normalize next: every later pass reads explicit schedules, storage and connector types.
-      {"normalize", normalize},
+      {{"normalize", {"fold-views"}, "explicit schedules, storage and connector types"}, normalize},
       // after normalize (explicit schedules and storage) and before transient-lifetimes, which
       // places the scalars fusion leaves in the fused scope.
-      {"fuse-maps", fuse_maps},
+      {{"fuse-maps", {"normalize"}, "chains of maps merged (--fuse-maps); Node::file_id, DataEdge::file_id"},
+       fuse_maps},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.
-      {"transient-lifetimes", assign_transient_lifetimes},
+      {{"transient-lifetimes",
+        {"normalize"},
+        "DataDesc::lifetime, place, place_state, place_scope, lifetime_from_mode"},
+       assign_transient_lifetimes},
       // streams before synchronization: the waits depend on which work runs where.
-      {"stream-assignment", assign_streams},
+      {{"stream-assignment", {"normalize"}, "Node::stream, DataEdge::stream"}, assign_streams},
       // after transient-lifetimes (which lifts what it can out of nested SDFGs) and before any
       // pass that plans synchronization or memory for constructs the code generator cannot print.
-      {"legalize", legalize},
+      {{"legalize", {"transient-lifetimes"}, "nothing: refuses what the code generator cannot print"}, legalize},
       // after stream-assignment (a copy with a stream involves GPU memory, where a write-conflict
       // resolution has no form) and legalize (the schedules it reads are ones sdfc prints).
-      {"lower-wcr", lower_wcr},
+      {{"lower-wcr", {"stream-assignment", "legalize"}, "DataEdge::wcr_lowering"}, lower_wcr},
       // after legalize (GPU schedules only on GPU targets) and transient-lifetimes (transients
       // placed in a map scope are declared in the kernel, not passed to it).
-      {"outline-kernels", outline_kernels},
-      {"synchronization", synchronize},
+      {{"outline-kernels", {"transient-lifetimes", "legalize"}, "Node::kernel (KernelPlan)"}, outline_kernels},
+      {{"synchronization",
+        {"stream-assignment", "outline-kernels"},
+        "host_waits, wait_events, record_event (nodes, edges, blocks), fork and join events, "
+        "Node::device_sync_after, SDFG::gpu_exit_sync, num_events"},
+       synchronize},
       // after synchronization (DESIGN.md puts it before): sdfc orders pooled blocks with the same
       // events as everything else, so only the finished schedule tells what is unsafe.
-      {"pool-legality", check_pool_legality},
+      {{"pool-legality", {"synchronization"}, "nothing: refuses pooled transients a schedule would race on"},
+       check_pool_legality},
       // after synchronization: bytes are shared only between uses that stream order or host
       // waits already order, and the layout reads the stream of every operation.
-      {"workspace-layout", lay_out_workspaces},
+      {{"workspace-layout", {"synchronization"}, "SDFG::workspaces, arena; DataDesc::workspace_offset, arena_offset"},
+       lay_out_workspaces},
       // after workspace-layout (arena members) and outline-kernels (thread-block kernels, whose
       // GPU_Shared transients are __shared__).
-      {"place-allocations", place_allocations},
+      {{"place-allocations", {"workspace-layout", "outline-kernels"}, "DataDesc::alloc"}, place_allocations},
       // last: the entry and exit order the streams every earlier pass decided.
-      {"external-sync", inject_external_sync},
+      {{"external-sync", {"synchronization"}, "SDFG::external_sync, sync_streams"}, inject_external_sync},
       // after everything that decides host waits, streams and copies: it checks that the call's
       // host code only queues GPU work, so that replaying the captured work is the call.
-      {"gpu-graph", decide_gpu_graph},
+      {{"gpu-graph",
+        {"external-sync", "place-allocations"},
+        "SDFG::gpu_graph, graph_segments; Block::graph_segment, graph_key, graph_host_work; "
+        "Node::graph_capture_only"},
+       decide_gpu_graph},
       // last: it reads the code and types every earlier pass left (no pass adds C++ code or complex
       // data; the library expansions, which do, run first).
-      {"host-environment", choose_host_environment},
+      {{"host-environment", {"gpu-graph"}, "SDFG::std_includes"}, choose_host_environment},
   };
   return list;
+}
+
+std::size_t position(const std::string& name) {
+  const auto& list = passes();
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (name == list[i].info.name) return i;
+  return list.size();
+}
+
+void run_one(const Pass& p, SDFG& sdfg, const CompileOptions& options, const PipelineHooks& hooks) {
+  auto t0 = std::chrono::steady_clock::now();
+  p.run(sdfg, options);
+  sdfg.passes_run.push_back(p.info.name);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("pass {:<22} {:9.3f} ms\n", p.info.name, ms);
+  if (hooks.print_to && (hooks.print_after == p.info.name || hooks.print_after == "all"))
+    *hooks.print_to << fmt::format("// IR after {}\n", p.info.name) << dump(sdfg);
 }
 
 }  // namespace
@@ -84,21 +121,65 @@ const std::vector<Pass>& passes() {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (auto& p : passes()) n.push_back(p.name);
+    for (auto& p : passes()) n.push_back(p.info.name);
     return n;
   }();
   return names;
 }
 
+const std::vector<PassInfo>& pass_infos() {
+  static const std::vector<PassInfo> infos = [] {
+    std::vector<PassInfo> v;
+    for (auto& p : passes()) v.push_back(p.info);
+    return v;
+  }();
+  return infos;
+}
+
+std::string check_pass_order(const std::vector<std::string>& done, const std::vector<std::string>& names) {
+  std::vector<std::string> ran = done;
+  for (auto& name : names) {
+    std::size_t at = position(name);
+    if (at == passes().size())
+      return fmt::format("unknown pass \"{}\" (the passes, in order: {})", name, fmt::join(pass_names(), ", "));
+    if (std::find(ran.begin(), ran.end(), name) != ran.end())
+      return fmt::format("pass \"{}\" has already run on this IR (passes run: {})", name, fmt::join(ran, ", "));
+    if (!ran.empty() && position(ran.back()) > at)
+      return fmt::format("pass \"{}\" cannot run after \"{}\": passes run in the pipeline's order ({})", name,
+                         ran.back(), fmt::join(pass_names(), ", "));
+    for (auto& need : passes()[at].info.requires_)
+      if (std::find(ran.begin(), ran.end(), need) == ran.end())
+        return fmt::format("pass \"{}\" needs \"{}\" to have run before it", name, need);
+    ran.push_back(name);
+  }
+  return "";
+}
+
+void run_passes(SDFG& sdfg, const std::vector<std::string>& names, const CompileOptions& options,
+                const PipelineHooks& hooks) {
+  std::string problem = check_pass_order(sdfg.passes_run, names);
+  if (!problem.empty()) throw UserError(Diagnostic{"", "", 0, 0, problem});
+  for (auto& name : names) run_one(passes()[position(name)], sdfg, options, hooks);
+}
+
 void run_pipeline(SDFG& sdfg, const CompileOptions& options, const PipelineHooks& hooks) {
-  for (auto& p : passes()) {
-    auto t0 = std::chrono::steady_clock::now();
-    p.run(sdfg, options);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (hooks.time_passes && hooks.time_to) *hooks.time_to << fmt::format("pass {:<22} {:9.3f} ms\n", p.name, ms);
-    if (hooks.print_to && (hooks.print_after == p.name || hooks.print_after == "all"))
-      *hooks.print_to << fmt::format("// IR after {}\n", p.name) << dump(sdfg);
-    if (hooks.stop_after == p.name) break;
+  // An IR that some passes ran on (an IR file) goes on after the last of them, with none left out.
+  std::vector<std::string> rest;
+  std::size_t from = sdfg.passes_run.empty() ? 0 : position(sdfg.passes_run.back()) + 1;
+  for (std::size_t i = 0; i < passes().size(); ++i) {
+    const std::string& name = passes()[i].info.name;
+    bool ran = std::find(sdfg.passes_run.begin(), sdfg.passes_run.end(), name) != sdfg.passes_run.end();
+    if (i < from && !ran)
+      throw UserError(Diagnostic{"", "", 0, 0,
+                                 fmt::format("pass \"{}\" did not run on this IR file ({} ran after its place); a "
+                                             "program is compiled with every pass: run sdfc opt with the passes in "
+                                             "the pipeline's order and none left out, or compile the DaCe file",
+                                             name, sdfg.passes_run.back())});
+    if (i >= from) rest.push_back(name);
+  }
+  for (auto& name : rest) {
+    run_one(passes()[position(name)], sdfg, options, hooks);
+    if (hooks.stop_after == name) break;
   }
 }
 

@@ -15,6 +15,7 @@
 #include "ir/Builder.h"
 #include "ir/Dot.h"
 #include "ir/Options.h"
+#include "passes/Pipeline.h"
 
 using namespace sdfc;
 using namespace sdfc::test;
@@ -43,7 +44,7 @@ TEST(Cli, HelpAndVersion) {
   auto r = run({"--help"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("usage: sdfc <command>"), std::string::npos);
-  for (const char* cmd : {"validate", "print", "convert", "compile", "dot", "options"}) {
+  for (const char* cmd : {"validate", "print", "convert", "compile", "dot", "options", "opt"}) {
     auto h = run({cmd, "--help"});
     EXPECT_EQ(h.rc, 0) << cmd;
     EXPECT_NE(h.out.find(std::string("usage: sdfc ") + cmd), std::string::npos) << cmd;
@@ -359,6 +360,52 @@ TEST(Cli, CompileUsageErrors) {
   EXPECT_EQ(run({"run", "x.sdfg"}).rc, 2);  // --inputs missing
   auto missing = run({"compile", "/nonexistent.sdfg", "-o", tmp_path("x.so")});
   EXPECT_EQ(missing.rc, 1);
+}
+
+TEST(Cli, OptRunsNamedPassesAndCompileGoesOnFromItsIrFile) {
+  auto list = run({"opt", "--list"});
+  ASSERT_EQ(list.rc, 0) << list.err;
+  for (auto& name : pass_names()) EXPECT_NE(list.out.find(name), std::string::npos) << name;
+  EXPECT_NE(list.out.find("decides: Node::kernel (KernelPlan)"), std::string::npos) << list.out;
+
+  // The first three passes, then the rest from the IR file: the same program as one compile.
+  std::string input = SDFC_CODEGEN_TESTS "/cuda/fused_chain.sdfg", ir = tmp_path("chain.ir.sdfg");
+  auto r = run({"opt", input, "--passes=expand-library-nodes,fold-views,normalize", "--target", "cuda", "--gpu-streams",
+                "2", "-o", ir});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = run({"opt", ir, "--passes", "fuse-maps,transient-lifetimes", "--print-after=transient-lifetimes"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("// IR after transient-lifetimes\n", 0), 0u) << r.out;
+  std::string whole = tmp_path("whole"), resumed = tmp_path("resumed");
+  ASSERT_EQ(run({"compile", input, "--target", "cuda", "--gpu-streams", "2", "--emit-source", whole}).rc, 0);
+  r = run({"compile", ir, "--emit-source", resumed});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  for (const char* f : {"/chain4.cu", "/chain4.cpp"}) {
+    std::string a = slurp(whole + f), b = slurp(resumed + f);
+    // Past the first line, which names the input file.
+    EXPECT_EQ(a.substr(a.find('\n')), b.substr(b.find('\n'))) << f;
+  }
+
+  // What opt refuses, and why.
+  r = run({"opt", ir, "--passes=normalize"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("pass \"normalize\" has already run on this IR"), std::string::npos) << r.err;
+  r = run({"opt", ir, "--passes=synchronization"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("needs \"stream-assignment\""), std::string::npos) << r.err;
+  r = run({"opt", ir, "--passes=fuse-maps", "--target", "cpu"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("ran with other options (--target cuda, --gpu-streams 2)"), std::string::npos) << r.err;
+  r = run({"compile", ir, "--emit-source", resumed, "--gpu-streams", "3"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("sdfc compile takes its options from the file"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"opt", input}).rc, 2);               // no --passes
+  EXPECT_EQ(run({"opt", "--list", input}).rc, 2);     // --list takes no file
+  EXPECT_EQ(run({"opt", input, "--passes="}).rc, 2);  // no pass named
+  r = run({"run", ir, "--inputs", SDFC_SAMPLES "/axpy_inputs.json"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("this is an sdfc IR file"), std::string::npos) << r.err;
 }
 
 TEST(Cli, PrintAfterShowsTheDecisions) {

@@ -11,6 +11,9 @@
 #   // EXPECT-ERROR       sdfc compile must fail with exit code 1; FileCheck then reads its stderr
 #   // STDOUT             FileCheck reads sdfc's standard output (the IR that --print-after=PASS
 #                         prints), not the generated source
+#   // OPT                run `sdfc opt <input> [args]` instead of sdfc compile (one pass on an IR
+#                         file, --passes=PASS --print-after=PASS in ARGS); FileCheck reads its
+#                         standard output (or, with EXPECT-ERROR, its stderr)
 #
 # Exit status: FileCheck's status, or 1 (with a message) when sdfc does not behave as expected,
 # 2 on usage errors.
@@ -41,6 +44,7 @@ fi
 # Leading directives.
 expect_error=0
 check_stdout=0
+opt=0
 while IFS= read -r line || [ -n "$line" ]; do
   case "$line" in
     "// ARGS:"*)
@@ -49,6 +53,7 @@ while IFS= read -r line || [ -n "$line" ]; do
       ;;
     "// EXPECT-ERROR"*) expect_error=1 ;;
     "// STDOUT"*) check_stdout=1 ;;
+    "// OPT"*) opt=1 ;;
     *CHECK*) break ;;
     "//"* | "") ;;
     *) break ;;
@@ -60,13 +65,19 @@ trap 'rm -rf "$tmp"' EXIT
 
 out="$tmp/out"
 mkdir "$out"
-echo "+ $sdfc compile $input --emit-source $out ${extra[*]}" >&2
-"$sdfc" compile "$input" --emit-source "$out" "${extra[@]}" >"$tmp/stdout" 2>"$tmp/stderr"
+if [ "$opt" = 1 ]; then
+  check_stdout=1
+  echo "+ $sdfc opt $input ${extra[*]}" >&2
+  "$sdfc" opt "$input" "${extra[@]}" >"$tmp/stdout" 2>"$tmp/stderr"
+else
+  echo "+ $sdfc compile $input --emit-source $out ${extra[*]}" >&2
+  "$sdfc" compile "$input" --emit-source "$out" "${extra[@]}" >"$tmp/stdout" 2>"$tmp/stderr"
+fi
 rc=$?
 
 if [ "$expect_error" = 1 ]; then
   if [ "$rc" -ne 1 ]; then
-    echo "run_filecheck.sh: expected sdfc compile to fail with exit code 1, but it exited with $rc" >&2
+    echo "run_filecheck.sh: expected sdfc to fail with exit code 1, but it exited with $rc" >&2
     echo "--- sdfc stderr:" >&2
     cat "$tmp/stderr" >&2
     exit 1
@@ -78,7 +89,7 @@ if [ "$expect_error" = 1 ]; then
 fi
 
 if [ "$rc" -ne 0 ]; then
-  echo "run_filecheck.sh: sdfc compile failed with exit code $rc" >&2
+  echo "run_filecheck.sh: sdfc failed with exit code $rc" >&2
   echo "--- sdfc stderr:" >&2
   cat "$tmp/stderr" >&2
   exit 1
