@@ -148,6 +148,18 @@ std::optional<std::string> directory_option(const std::vector<std::string>& args
   return dir;
 }
 
+/// The pass of `--print-after=NAME` (or `--print-after NAME`) at args[i], advancing i past it;
+/// nullopt when args[i] is another argument. An unknown pass is a usage error.
+std::optional<std::string> print_after_option(const std::vector<std::string>& args, std::size_t& i) {
+  const std::string& a = args[i];
+  if (a != "--print-after" && a.rfind("--print-after=", 0) != 0) return std::nullopt;
+  std::string pass = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
+  if (pass != "all" && std::find(pass_names().begin(), pass_names().end(), pass) == pass_names().end())
+    throw UsageError(
+        fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", pass, fmt::join(pass_names(), ", ")));
+  return pass;
+}
+
 /// The program of an IR file or a DaCe file, with the options its passes run with: the file's for
 /// an IR file (command-line options must then be the same or none), `given` for a DaCe file, which
 /// is validated. Null after reporting a problem on `err`.
@@ -214,13 +226,8 @@ int cmd_opt(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           at = comma + 1;
         }
         if (names.empty()) throw UsageError("--passes needs pass names");
-      } else if (a == "--print-after" || a.rfind("--print-after=", 0) == 0) {
-        if (a == "--print-after" && i + 1 >= args.size()) throw UsageError("--print-after needs a pass name");
-        print_after = a == "--print-after" ? args[++i] : a.substr(14);
-        if (print_after != "all" && std::find(names.begin(), names.end(), print_after) == names.end() &&
-            std::find(pass_names().begin(), pass_names().end(), print_after) == pass_names().end())
-          throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after,
-                                       fmt::join(pass_names(), ", ")));
+      } else if (auto pass = print_after_option(args, i)) {
+        print_after = *pass;
       } else {
         input_file(a, file);
       }
@@ -287,13 +294,8 @@ int cmd_compile(const std::vector<std::string>& args, std::ostream& out, std::os
         emit_dir = *dir;
       } else if (auto dir = directory_option(args, i, "--dace-layout")) {
         dace_dir = *dir;
-      } else if (a.rfind("--print-after=", 0) == 0 || a == "--print-after") {
-        print_after = a == "--print-after" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(14);
-        bool known = print_after == "all";
-        for (auto& n : pass_names()) known |= n == print_after;
-        if (!known)
-          throw UsageError(fmt::format("--print-after: unknown pass '{}'; passes: {}, or all", print_after,
-                                       fmt::join(pass_names(), ", ")));
+      } else if (auto pass = print_after_option(args, i)) {
+        print_after = *pass;
       } else if (a == "--time-passes") {
         time_passes = true;
       } else if (a == "--stats") {

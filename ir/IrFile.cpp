@@ -160,26 +160,28 @@ class DecisionWriter {
             {"dependent_launch", k.dependent_launch},
             {"early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm}};
   }
+  /// A node's or an edge's stream and the events its stream waits for and records.
+  template <typename T>
+  static Json stream_decisions(const T& x) {
+    return {{"stream", x.stream}, {"wait_events", x.wait_events}, {"record_event", x.record_event}};
+  }
   static Json node_decisions(const Node& n) {
-    return {{"stream", n.stream},
-            {"host_waits", n.host_waits},
-            {"wait_events", n.wait_events},
-            {"record_event", n.record_event},
-            {"device_sync_after", n.device_sync_after},
-            {"library_call", n.library_call},
-            {"kernel", n.kernel ? kernel(*n.kernel) : Json(nullptr)},
-            {"graph_capture_only", n.graph_capture_only},
-            {"file_id", n.file_id}};
+    Json j = stream_decisions(n);
+    j.update(Json{{"host_waits", n.host_waits},
+                  {"device_sync_after", n.device_sync_after},
+                  {"library_call", n.library_call},
+                  {"kernel", n.kernel ? kernel(*n.kernel) : Json(nullptr)},
+                  {"graph_capture_only", n.graph_capture_only},
+                  {"file_id", n.file_id}});
+    return j;
   }
   Json edge_decisions(const DataEdge& e) const {
     Json wcr = nullptr;
     if (auto& w = e.wcr_lowering)
       wcr = {{"op", to_string(w->op)}, {"form", to_string(w->form)}, {"a", w->a}, {"b", w->b}, {"body", ex(w->body)}};
-    return {{"stream", e.stream},
-            {"wait_events", e.wait_events},
-            {"record_event", e.record_event},
-            {"wcr_lowering", wcr},
-            {"file_id", e.file_id}};
+    Json j = stream_decisions(e);
+    j.update(Json{{"wcr_lowering", wcr}, {"file_id", e.file_id}});
+    return j;
   }
 
   void region(Json& j, const Block& r) {
@@ -369,11 +371,15 @@ class DecisionReader {
     get(o, ptr, "early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm);
     return k;
   }
+  template <typename T>
+  void stream_decisions(const Json& o, const std::string& ptr, T& x) const {
+    get(o, ptr, "stream", x.stream);
+    get(o, ptr, "wait_events", x.wait_events);
+    get(o, ptr, "record_event", x.record_event);
+  }
   void node(const Json& o, const std::string& ptr, Node& n) const {
-    get(o, ptr, "stream", n.stream);
+    stream_decisions(o, ptr, n);
     get(o, ptr, "host_waits", n.host_waits);
-    get(o, ptr, "wait_events", n.wait_events);
-    get(o, ptr, "record_event", n.record_event);
     get(o, ptr, "device_sync_after", n.device_sync_after);
     get(o, ptr, "library_call", n.library_call);
     if (auto it = o.find("kernel"); it != o.end() && !it->is_null()) n.kernel = kernel(*it, ptr + "/kernel");
@@ -381,9 +387,7 @@ class DecisionReader {
     get(o, ptr, "file_id", n.file_id);
   }
   void edge(const Json& o, const std::string& ptr, DataEdge& e) const {
-    get(o, ptr, "stream", e.stream);
-    get(o, ptr, "wait_events", e.wait_events);
-    get(o, ptr, "record_event", e.record_event);
+    stream_decisions(o, ptr, e);
     if (auto it = o.find("wcr_lowering"); it != o.end() && !it->is_null()) {
       std::string at = ptr + "/wcr_lowering";
       WcrLowering w;
