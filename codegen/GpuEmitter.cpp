@@ -168,7 +168,6 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
                             : ""));
     kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
     dependent_launch_prologue(plan, kw);
-    const int lrows = plan.rows_of(layout);
     auto index = [&](std::size_t k) {
       if (k == 2 && dims > 3) {
         kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
@@ -188,24 +187,12 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       }
       auto dim = static_cast<std::size_t>(dim_on_axis(layout, static_cast<int>(k), static_cast<int>(dims)));
       const RangeDim& r = m.range[dim];
-      if (layout.fold_y && k == 1) return;  // printed with x
-      if (layout.fold_y && k == 0) {        // one index over y's and x's points, x fastest
-        auto y = static_cast<std::size_t>(dim_on_axis(layout, 1, static_cast<int>(dims)));
-        const RangeDim& ry = m.range[y];
-        kw.line("const int64_t __txy = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;");
-        kw.line(fmt::format("if (__txy >= ({}) * ({})) return;", sym(extent(r)), sym(extent(ry))));
-        kw.line(fmt::format("const int64_t __ty = __txy / ({});", sym(extent(r))));
-        kw.line(fmt::format("const int64_t __tx = __txy - __ty * ({});", sym(extent(r))));
-        kw.line(fmt::format("const int64_t {} = {} + __tx * {};", ident(m.params[dim]), sym(r.start), sym(r.step)));
-        kw.line(fmt::format("const int64_t {} = {} + __ty * {};", ident(m.params[y]), sym(ry.start), sym(ry.step)));
-        return;
-      }
-      if (k == march && lrows > 1) {
+      if (k == march && rows > 1) {
         kw.line(fmt::format(
             "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};",
-            axis[k], lrows));
+            axis[k], rows));
         kw.line("#pragma unroll");
-        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", lrows));
+        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
         kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
       } else if (k == 0 && layout.lead > 0) {  // warps start `lead` points before the first
         kw.line(fmt::format("const int64_t __tx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};",
@@ -247,7 +234,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
       if (k < dims) index(k);
     kw.raw(bw.str());
-    if (lrows > 1) kw.close();
+    if (rows > 1) kw.close();
     kw.close();
     out_.kernels.push_back(kw.str());
     knames.push_back(kname);
@@ -301,19 +288,15 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
       w.line(fmt::format("const int64_t __n{} = {};", axis[k], sym(axis_extent(m, layout, k))));
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
-    // A layout that folds y into x launches one-dimensional blocks of the same size over both.
-    int launch_block[3] = {block[0], block[1], block[2]};
-    if (layout.fold_y) launch_block[0] = block[0] * block[1], launch_block[1] = 1;
     std::vector<std::string> grid;
     for (std::size_t k = 0; k < 3; ++k) {
-      int per_block = launch_block[k] * (k == march ? plan.rows_of(layout) : 1);
+      int per_block = block[k] * (k == march ? rows : 1);
       int lead = k == 0 ? layout.lead : 0;
-      std::string n_k = layout.fold_y && k == 0 ? "__nx * __ny" : fmt::format("__n{}", axis[k]);
-      grid.push_back(k < dims && !(layout.fold_y && k == 1)
-                         ? fmt::format("static_cast<unsigned>(({} + {} - 1) / {})", n_k, per_block + lead, per_block)
-                         : "1u");
+      grid.push_back(
+          k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
+                   : "1u");
     }
-    emit_launch(n, knames[li], counts, grid, launch_block, params, args, w);
+    emit_launch(n, knames[li], counts, grid, block, params, args, w);
     if (plan.layouts.size() > 1) w.close();
   }
   w.close();

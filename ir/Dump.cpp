@@ -277,9 +277,8 @@ class Dumper {
   /// ", lead 1 along x (aligned warps)" for the default layout alone; with several, each one's x
   /// parameter, the dimension of the deciding container it indexes, and its lead.
   std::string layouts(const KernelPlan& k, const std::vector<std::string>& params) {
-    auto lead = [&](const KernelPlan::Layout& l) {
-      return (l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string()) +
-             (l.fold_y ? fmt::format(", y folded into x, {} rows per thread", k.rows_of(l)) : std::string());
+    auto lead = [](const KernelPlan::Layout& l) {
+      return l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string();
     };
     if (k.layouts.size() == 1 && !k.layout_data.empty())
       return fmt::format(", x = {} (the unit stride of {} dimension {}){}",

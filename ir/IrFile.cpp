@@ -43,7 +43,7 @@ constexpr int kIrFormat = 1;
                           s_external_sync, s_gpu_graph, s_graph_segments, s_sync_streams, s_passes_run] = s;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
                           k_dependent_launch, k_early_trigger] = k;
-  [[maybe_unused]] auto& [l_x, l_lead, l_data_dim, l_fold_y, l_rows] = l;
+  [[maybe_unused]] auto& [l_x, l_lead, l_data_dim] = l;
   [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
 }
@@ -149,7 +149,7 @@ class DecisionWriter {
   static Json kernel(const KernelPlan& k) {
     Json params = Json::array(), layouts = Json::array();
     for (auto& p : k.params) params.push_back({to_string(p.kind), p.name, std::string(to_string(p.type))});
-    for (auto& l : k.layouts) layouts.push_back({l.x, l.lead, l.data_dim, l.fold_y, l.rows});
+    for (auto& l : k.layouts) layouts.push_back({l.x, l.lead, l.data_dim});
     return {{"params", params},
             {"thread_block", k.thread_block},
             {"block", {k.block[0], k.block[1], k.block[2]}},
@@ -355,9 +355,8 @@ class DecisionReader {
       p.type = dtype(t[2].get<std::string>(), at + "/2");
       k.params.push_back(p);
     });
-    tuples("layouts", 5, [&](const Json& t, const std::string&) {
-      k.layouts.push_back(
-          KernelPlan::Layout{t[0].get<int>(), t[1].get<int>(), t[2].get<int>(), t[3].get<bool>(), t[4].get<int>()});
+    tuples("layouts", 3, [&](const Json& t, const std::string&) {
+      k.layouts.push_back(KernelPlan::Layout{t[0].get<int>(), t[1].get<int>(), t[2].get<int>()});
     });
     get(o, ptr, "thread_block", k.thread_block);
     std::vector<int> block = {k.block[0], k.block[1], k.block[2]};

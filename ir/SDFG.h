@@ -197,12 +197,6 @@ struct KernelPlan {
     /// map's index is a multiple of 32 (aligned loads and stores when index 0 is aligned).
     int lead = 0;
     int data_dim = -1;  ///< with `layout_data`: the dimension of `layout_data` that x indexes
-    /// The y axis folded into x: blocks are one-dimensional and their threads run over y's and x's
-    /// points together (x fastest), so that warps stay full where x's extent is small (C-order
-    /// fields with few vertical levels: 78 points of K ran in 3 warps of 32, 18 threads idle).
-    bool fold_y = false;
-    /// Points per thread along `march` in this layout; 0: KernelPlan::rows.
-    int rows = 0;
   };
   /// The default layout first. A kernel over data whose unit stride is known only at the call
   /// (strides that are symbols, as GT4Py passes them) has one layout per candidate x dimension:
@@ -225,9 +219,6 @@ struct KernelPlan {
   /// can only wait (an early trigger made a DaCe-made chain of 10 maps at 16.7 M points 1.9 x
   /// slower). 0: always at exit. Decided at run time from the grid, since grids depend on symbols.
   int early_trigger_blocks_per_sm = 0;
-
-  /// Points per thread along `march` in layout `l`.
-  int rows_of(const Layout& l) const { return l.rows > 0 ? l.rows : rows; }
 };
 const char* to_string(KernelPlan::Param::Kind k);
 

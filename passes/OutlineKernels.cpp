@@ -31,10 +31,6 @@ constexpr int kPointsPerThread1D = 2;
 /// grid sizes, 4 / 8 / 16 fully unrolled planes (bench/experiments/lap3d_variants.cu,
 /// docs/benchmarks.md): 16 is the fastest or as fast at each, 8 the slowest.
 constexpr int kPlanesPerThread = 16;
-/// Planes per thread of a 3D layout that folds y into x (KernelPlan::Layout::fold_y): GT4Py's
-/// Laplacian in C order on the H100 at four grid sizes (bench/experiments/lap3d_corder.cu): 8 was
-/// the fastest at each (0.78-0.88 of a same-size copy), 16 and 32 slower by 4-6%.
-constexpr int kPlanesPerThreadFolded = 8;
 /// 3D kernels with more code nodes than this march kRowsPerThread planes instead: the unrolled
 /// loop copies the body per plane, and big fused bodies (GT4Py's fused stencils can have hundreds
 /// of tasklets) would cost nvcc's time and registers 16 times over. A bound on code size, not a
@@ -304,21 +300,8 @@ class Outliner {
     if (!use.dim_of.count(default_x) || fastest == use.dim_of.end() || fastest->first == default_x) return;
     k.layout_data = name;
     k.layouts[0].data_dim = use.dim_of.at(default_x);
-    KernelPlan::Layout c_order{fastest->first, lead(m.range[static_cast<std::size_t>(fastest->first)]), last_dim};
-    // A 3D kernel marching along z whose y parameter indexes the next dimension (in C order the
-    // (y, x) plane is contiguous) folds y into x: few vertical levels (K on x) no longer leave
-    // warps part idle. GT4Py's Laplacian in C order on the H100 (bench/experiments/lap3d_corder.cu):
-    // 0.78 -> 0.84 of a same-size copy at 512 x 512 x 80, 0.57 -> 0.78 at 1024 x 1024 x 40, best
-    // with 8 planes per thread (16: 0.80 and 0.74).
-    int y = dim_on_axis(c_order, 1, static_cast<int>(m.params.size()));
-    auto y_dim = y < 0 ? use.dim_of.end() : use.dim_of.find(y);
-    if (m.params.size() == 3 && k.march == 2 && k.rows > 1 && y_dim != use.dim_of.end() &&
-        y_dim->second == last_dim - 1) {
-      c_order.lead = 0;
-      c_order.fold_y = true;
-      c_order.rows = std::min(k.rows, kPlanesPerThreadFolded);
-    }
-    k.layouts.push_back(c_order);
+    k.layouts.push_back(
+        KernelPlan::Layout{fastest->first, lead(m.range[static_cast<std::size_t>(fastest->first)]), last_dim});
   }
 
   /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its
