@@ -53,10 +53,22 @@ void report(std::ostream& err, const std::vector<Diagnostic>& ds) {
   for (auto& d : ds) err << d.str() << "\n";
 }
 
-/// Reads and validates; nullptr (after printing diagnostics) when the file is invalid.
-std::unique_ptr<SDFG> load(const std::string& path, std::ostream& err) {
+/// Reads and validates a DaCe file; nullptr (after printing diagnostics) when the file is invalid.
+/// An IR file (sdfc opt) is read with its decisions where `ir_file_ok` (sdfc print), else refused:
+/// a command that treats it as a DaCe file would drop its decisions or run its passes again.
+std::unique_ptr<SDFG> load(const std::string& path, std::ostream& err, const char* command, bool ir_file_ok = false) {
   try {
-    auto sdfg = read_sdfg_file(path);
+    IrFile ir = read_ir_file(path);
+    if (ir.from_sdfc && ir_file_ok) return std::move(ir.sdfg);
+    if (ir.from_sdfc) {
+      report(err, {Diagnostic{path, "/sdfc", 0, 0,
+                              fmt::format("this is an sdfc IR file (written by sdfc opt), not a DaCe file: sdfc print "
+                                          "shows it with its decisions and sdfc compile goes on from its passes; "
+                                          "give sdfc {} the DaCe file",
+                                          command)}});
+      return nullptr;
+    }
+    auto sdfg = std::move(ir.sdfg);
     auto ds = validate(*sdfg, path);
     if (!ds.empty()) {
       report(err, ds);
@@ -185,6 +197,10 @@ std::unique_ptr<SDFG> load_ir(const std::string& path, const CompileOptions& giv
           "{}: error: this IR file's passes ran with other options ({}); sdfc {} takes its options from the file: "
           "drop the compile options, or start again from the DaCe file\n",
           path, theirs, command);
+      return nullptr;
+    }
+    if (std::string problem = check_pass_order({}, ir.sdfg->passes_run); !problem.empty()) {
+      err << fmt::format("{}: /sdfc/passes: error: the passes this IR file records: {}\n", path, problem);
       return nullptr;
     }
     options = ir.options;
@@ -494,7 +510,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "sdfc dot: " << e.what() << "\n" << help("dot");
     return kUsage;
   }
-  auto sdfg = load(file, err);
+  auto sdfg = load(file, err, "dot");
   if (!sdfg) return kInvalid;
   try {
     if (after != "none") {
@@ -613,7 +629,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   int rc = kOk;
   for (auto& f : files) {
-    auto sdfg = load(f, err);
+    auto sdfg = load(f, err, "validate");
     // Python tasklets are translated too, as compile does before printing (its legalize pass).
     std::vector<Diagnostic> tasklets = sdfg ? check_python_tasklets(*sdfg, f) : std::vector<Diagnostic>{};
     report(err, tasklets);
@@ -647,7 +663,7 @@ int cmd_print(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "sdfc print: expected exactly one input file\n" << help("print");
     return kUsage;
   }
-  auto sdfg = load(files[0], err);
+  auto sdfg = load(files[0], err, "print", true);
   if (!sdfg) return kInvalid;
   out << dump(*sdfg);
   return kOk;
@@ -680,7 +696,7 @@ int cmd_convert(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "sdfc convert: expected an input and an output file\n" << help("convert");
     return kUsage;
   }
-  auto sdfg = load(files[0], err);
+  auto sdfg = load(files[0], err, "convert");
   if (!sdfg) return kInvalid;
   std::string text = write_sdfg(*sdfg, indent);
   if (files[1] == "-") {

@@ -180,7 +180,7 @@ and left untouched when IN is invalid. Use "-" as OUT to write to standard outpu
 /// The compile options' help, from the option table (ir/Options.h).
 std::string options_help() {
   constexpr std::size_t kColumn = 26, kWidth = 100;
-  std::string s = "\ncompile options (also for run and dot):\n";
+  std::string s = "\ncompile options (also for run, dot and opt):\n";
   auto row = [&](const std::string& left, const std::string& help) {
     std::string line = "  " + left;
     if (line.size() + 2 > kColumn) {

@@ -170,7 +170,7 @@ void run_pipeline(SDFG& sdfg, const CompileOptions& options, const PipelineHooks
     const std::string& name = passes()[i].info.name;
     bool ran = std::find(sdfg.passes_run.begin(), sdfg.passes_run.end(), name) != sdfg.passes_run.end();
     if (i < from && !ran)
-      throw UserError(Diagnostic{"", "", 0, 0,
+      throw UserError(Diagnostic{"", "/sdfc/passes", 0, 0,
                                  fmt::format("pass \"{}\" did not run on this IR file ({} ran after its place); a "
                                              "program is compiled with every pass: run sdfc opt with the passes in "
                                              "the pipeline's order and none left out, or compile the DaCe file",

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -406,6 +407,34 @@ TEST(Cli, OptRunsNamedPassesAndCompileGoesOnFromItsIrFile) {
   r = run({"run", ir, "--inputs", SDFC_SAMPLES "/axpy_inputs.json"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("this is an sdfc IR file"), std::string::npos) << r.err;
+  // Commands that read DaCe files refuse it (convert would drop its decisions, dot would run its
+  // passes again); print shows it with its decisions.
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"convert", ir, tmp_path("c.sdfg")},
+                                       {"validate", ir},
+                                       {"dot", ir, "-o", tmp_path("c.dot")}}) {
+    r = run(cmd);
+    EXPECT_EQ(r.rc, 1) << cmd[0];
+    EXPECT_NE(r.err.find("give sdfc " + cmd[0] + " the DaCe file"), std::string::npos) << r.err;
+  }
+  std::string later = tmp_path("chain.streams.sdfg");
+  ASSERT_EQ(run({"opt", ir, "--passes=fuse-maps,transient-lifetimes,stream-assignment", "-o", later}).rc, 0);
+  {  // a header naming passes out of order (an edited file)
+    std::string text = slurp(later);
+    auto at = text.find("\"normalize\",");
+    ASSERT_NE(at, std::string::npos);
+    text.erase(at, std::string("\"normalize\",").size());
+    std::string edited = tmp_path("edited.sdfg");
+    std::ofstream(edited) << text;
+    r = run({"compile", edited, "--emit-source", tmp_path("edited")});
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(
+        r.err.find("/sdfc/passes: error: the passes this IR file records: pass \"fuse-maps\" needs \"normalize\""),
+        std::string::npos)
+        << r.err;
+  }
+  r = run({"print", later});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("stream=0"), std::string::npos) << r.out;
 }
 
 TEST(Cli, PrintAfterShowsTheDecisions) {
