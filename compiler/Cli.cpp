@@ -61,11 +61,7 @@ std::unique_ptr<SDFG> load(const std::string& path, std::ostream& err, const cha
     IrFile ir = read_ir_file(path);
     if (ir.from_sdfc && ir_file_ok) return std::move(ir.sdfg);
     if (ir.from_sdfc) {
-      report(err, {Diagnostic{path, "/sdfc", 0, 0,
-                              fmt::format("this is an sdfc IR file (written by sdfc opt), not a DaCe file: sdfc print "
-                                          "shows it with its decisions and sdfc compile goes on from its passes; "
-                                          "give sdfc {} the DaCe file",
-                                          command)}});
+      report(err, {Diagnostic{path, "/sdfc", 0, 0, ir_file_refusal(fmt::format("sdfc {}", command))}});
       return nullptr;
     }
     auto sdfg = std::move(ir.sdfg);

@@ -11,6 +11,7 @@
 
 #include "clang_tools/TaskletCheck.h"
 #include "compiler/Output.h"
+#include "ir/IrFile.h"
 #include "ir/JsonReader.h"
 #include "ir/Validate.h"
 
@@ -35,9 +36,7 @@ std::string join_messages(const std::vector<Diagnostic>& ds) {
 std::unique_ptr<SDFG> checked(std::unique_ptr<SDFG> sdfg, const std::string& name) {
   // An IR file (sdfc opt) read as a DaCe file would lose its decisions and run its passes again.
   if (sdfg->top_extra.contains("sdfc"))
-    throw InvalidInput({Diagnostic{name, "/sdfc", 0, 0,
-                                   "this is an sdfc IR file (written by sdfc opt), not a DaCe file: compile it with "
-                                   "'sdfc compile', which goes on from its passes, or give the DaCe file"}});
+    throw InvalidInput({Diagnostic{name, "/sdfc", 0, 0, ir_file_refusal("the library (and sdfc run)")}});
   auto ds = validate(*sdfg, name);
   if (!ds.empty()) throw InvalidInput(std::move(ds));
   return sdfg;

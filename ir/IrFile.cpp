@@ -506,6 +506,13 @@ IrFile read_ir(std::string_view bytes, const std::string& file_name) {
   return ir;
 }
 
+std::string ir_file_refusal(const std::string& who) {
+  return fmt::format(
+      "this is an sdfc IR file (written by sdfc opt), not a DaCe file: sdfc print shows it with its decisions and "
+      "sdfc compile goes on from its passes; give {} the DaCe file",
+      who);
+}
+
 IrFile read_ir_file(const std::string& path) {
   return read_ir(read_file_bytes(path), path);
 }

@@ -41,4 +41,8 @@ std::string write_ir(const SDFG& sdfg, const CompileOptions& options);
 IrFile read_ir(std::string_view bytes, const std::string& file_name = "<input>");
 IrFile read_ir_file(const std::string& path);
 
+/// Why `who` (e.g. "sdfc convert") does not take an IR file: one message for every command and the
+/// library API that read DaCe files only (they would drop its decisions or run its passes again).
+std::string ir_file_refusal(const std::string& who);
+
 }  // namespace sdfc
