@@ -28,8 +28,9 @@ struct GeneratedProgram {
   std::vector<std::string> prelude_headers;
 };
 
-/// Generates the program. `file` (the input file name) is used in error messages. Throws
-/// UserError for constructs the code generator does not support, naming them and their pointer.
+/// Generates the program from an SDFG the whole pipeline has run on (every decision is in the
+/// IR). `file` (the input file name) is used in error messages. Raises no user error: what the
+/// passes should have refused or decided is an internal error (SDFC_ASSERT).
 GeneratedProgram generate(const SDFG& sdfg, const CompileOptions& options, const std::string& file = "<input>");
 
 }  // namespace sdfc

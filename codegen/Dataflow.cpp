@@ -362,7 +362,8 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     w.line(b.access.empty() ? fmt::format("{} {};", b.type, b.name)
                             : fmt::format("{} {} = {};", b.type, b.name, b.access));
   if (n.code.language == Language::Python) {
-    w.lines(translate_python_tasklet(n.code.code, scope, file_, np));
+    SDFC_ASSERT(n.cpp_code.has_value(), "Python tasklet not translated (translate-python): " + np);
+    w.lines(*n.cpp_code);
   } else {
     w.lines(n.code.code);
   }
@@ -461,6 +462,7 @@ void Emitter::emit_nested(Ctx& c, const Block& st, const std::string& ptr, int i
   std::string fname = fmt::format("nested_{}_{}", ident(inner.name), nested_counter_++);
   Ctx ic;
   ic.in_kernel = c.in_kernel;
+  ic.split_index = c.split_index;
   ic.sdfg = &inner;
   ic.ptr = np + "/attributes/sdfg";
   ic.parallel = parallel;

@@ -15,7 +15,6 @@
 #include "ir/Signature.h"
 #include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
-#include "lang/PythonTasklet.h"
 
 namespace sdfc::codegen {
 
@@ -85,10 +84,6 @@ void emit_located(Target target, const SDFG& sdfg, const std::vector<std::pair<s
     }
 }
 
-void Emitter::unsupported(const std::string& ptr, const std::string& what) const {
-  throw UserError(Diagnostic{file_, ptr, 0, 0, what});
-}
-
 namespace {
 
 /// The additive terms of `e` with their signs (true: subtracted); products stay whole.
@@ -113,20 +108,18 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
   auto it = c.access.find(d);
   if (it != c.access.end() && it->second == Access::Value) return ident(d);
   const DataDesc* desc = c.data(d);
-  if (!desc) unsupported(ptr, fmt::format("unknown data \"{}\"", d));
+  SDFC_ASSERT(desc, fmt::format("unknown data \"{}\" not refused by validation: {}", d, ptr));
   if (desc->kind == DataKind::Scalar) return ident(d) + "[0]";
-  if (idx.size() != desc->shape.size())
-    unsupported(ptr,
-                fmt::format("subset of \"{}\" has {} dimensions, the data has {}", d, idx.size(), desc->shape.size()));
+  SDFC_ASSERT(idx.size() == desc->shape.size(),
+              fmt::format("subset of \"{}\" with {} dimensions for {} not refused: {}", d, idx.size(),
+                          desc->shape.size(), ptr));
   Expr lin = make_int(0);
   for (std::size_t k = 0; k < idx.size(); ++k)
     lin = make_binary(BinOp::Add, lin,
                       make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
-  if (c.in_kernel) {
-    // In device code the index is printed as (the part that varies with the map's parameters),
-    // then the terms made of the SDFG's symbols only, added one by one: an identity. Every access
-    // to `d` at the same point then shares the first part textually (nvcc computes it once) and
-    // adds its own offsets. GT4Py's stencils read 7 neighbours this way (docs/benchmarks.md).
+  if (c.split_index) {
+    // As outline-kernels planned (KernelPlan::split_index): the part that varies with the map's
+    // parameters, then the terms made of the SDFG's symbols only, added one by one.
     std::map<std::string, Expr> at_zero;
     std::set<std::string> names;
     free_symbols(lin, names);
@@ -161,84 +154,11 @@ std::string Emitter::address(const Ctx& c, const std::string& d, const std::vect
   return "&" + element(c, d, idx, ptr);
 }
 
-/// Python code of control flow (interstate conditions and assignments, loop conditions and
-/// statements) as C++, through the tasklets' typed translator (lang/PythonTasklet.h): data
-/// containers read become element accesses of their dtype, symbols keep theirs, and DaCe's
-/// sympy spellings (Max, Min, Abs, int_floor, int_ceil, Mod, ceiling) become Python's. With
-/// `condition`, the result is a C++ bool.
-std::string Emitter::code_expr(const Ctx& c, const std::string& text, const std::string& ptr, bool condition,
-                               const std::string& what) const {
-  Expr e;
-  try {
-    e = parse_expr(text);
-  } catch (const ExprSyntaxError& err) {
-    unsupported(ptr, fmt::format("malformed expression \"{}\": {}", text, err.what()));
-  }
-  TaskletScope scope;
-  for (auto& [s, t] : c.sdfg->symbols) scope.symbols[ident(s)] = symbol_value_type(t);
-  for (auto& s : assigned_symbols(*c.sdfg))
-    if (!scope.symbols.count(ident(s))) scope.symbols[ident(s)] = DType::Int64;  // loop variables
-  std::function<Expr(const Expr&)> rewrite = [&](const Expr& x) -> Expr {
-    auto read = [&](const std::string& name, const std::vector<Expr>& idx) {
-      std::string access = element(c, name, idx, ptr);
-      scope.symbols[access] = c.data(name)->dtype;
-      return make_symbol(access);
-    };
-    // `A is None`, `A is not None` for an array A (DaCe's optional arguments, passed as null
-    // pointers): a null test of its pointer. Other values are never None (the translator knows).
-    if (x->kind == ExprKind::Compare &&
-        (x->op == static_cast<int>(CmpOp::Is) || x->op == static_cast<int>(CmpOp::IsNot))) {
-      auto none = [](const Expr& y) { return y->kind == ExprKind::Symbol && y->name == "None"; };
-      const Expr& other = none(x->args[0]) ? x->args[1] : x->args[0];
-      const DataDesc* d = other->kind == ExprKind::Symbol ? c.data(other->name) : nullptr;
-      bool pointer = d && d->kind != DataKind::Scalar &&
-                     !(c.access.count(other->name) && c.access.at(other->name) == Access::Value);
-      if (pointer && (none(x->args[0]) != none(x->args[1]))) {
-        std::string test =
-            fmt::format("({} {} nullptr)", ident(other->name), x->op == static_cast<int>(CmpOp::Is) ? "==" : "!=");
-        scope.symbols[test] = DType::Bool;
-        return make_symbol(test);
-      }
-    }
-    if (x->kind == ExprKind::Subscript && c.data(x->name)) {
-      std::vector<Expr> idx;
-      for (auto& a : x->args) idx.push_back(rewrite(a));
-      return read(x->name, idx);
-    }
-    if (x->kind == ExprKind::Symbol && c.data(x->name))
-      return read(x->name, std::vector<Expr>(c.data(x->name)->shape.size(), make_int(0)));
-    if (x->kind == ExprKind::Symbol) {
-      std::string id = ident(x->name);
-      // a symbol the SDFG does not declare (validation checked it is defined): an integer
-      if (!scope.symbols.count(id) && x->name.find('.') == std::string::npos) scope.symbols[id] = DType::Int64;
-      return make_symbol(id);
-    }
-    if (x->args.empty()) return x;
-    ExprNode n = *x;
-    for (auto& a : n.args) a = rewrite(a);
-    if (n.kind == ExprKind::Call && n.args.size() == 2 && n.kwnames.empty()) {
-      if (n.name == "int_floor") return make_binary(BinOp::FloorDiv, n.args[0], n.args[1]);
-      if (n.name == "Mod") return make_binary(BinOp::Mod, n.args[0], n.args[1]);
-      if (n.name == "int_ceil")
-        return make_unary(UnaryOp::Neg, make_binary(BinOp::FloorDiv, make_unary(UnaryOp::Neg, n.args[0]), n.args[1]));
-    }
-    static const std::map<std::string, std::string> sympy = {
-        {"Max", "max"}, {"Min", "min"}, {"Abs", "abs"}, {"ceiling", "ceil"}};
-    if (auto it = sympy.find(n.name); n.kind == ExprKind::Call && it != sympy.end()) n.name = it->second;
-    return make_node(std::move(n));
-  };
-  Expr rewritten = rewrite(e);
-  return translate_python_expression(rewritten, scope, file_, ptr, what.empty() ? fmt::format("\"{}\"", text) : what,
-                                     condition)
-      .text;
-}
-
-std::string Emitter::assignment(const Ctx& c, const std::string& code, const std::string& ptr) const {
-  std::string lhs, rhs;
-  if (!split_assignment(code, lhs, rhs))
-    unsupported(ptr, fmt::format("expected an assignment 'name = expression' but found \"{}\"", code));
-  if (!is_identifier(lhs) && !c.data(lhs)) unsupported(ptr, fmt::format("cannot assign to \"{}\"", lhs));
-  return fmt::format("{} = {};", ident(lhs), code_expr(c, rhs, ptr));
+/// Control code as the translate-python pass wrote it, each read of a container printed
+/// as the container is reached here.
+std::string Emitter::control(const Ctx& c, const ControlCode& code, const std::string& ptr) const {
+  SDFC_ASSERT(code.translated(), "control code not translated (translate-python): " + ptr);
+  return with_reads(code, [&](const ControlCode::Read& r) { return element(c, r.data, r.index, ptr); });
 }
 
 /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
@@ -460,8 +380,7 @@ void Emitter::emit_region(Ctx& c, const Block& r, const std::string& ptr, CodeWr
         unconditional_seen = true;
         break;
       }
-      w.open(
-          fmt::format("if ({})", code_expr(c, e->condition.code, ep + "/attributes/data/attributes/condition", true)));
+      w.open(fmt::format("if ({})", control(c, e->cpp_condition, ep)));
       emit_assignments(c, *e, ptr, w);
       w.line(fmt::format("goto {};", label(e->dst)));
       w.close();
@@ -503,7 +422,9 @@ void Emitter::emit_segment(const Block& b, const std::string& ptr, CodeWriter& w
 }
 
 void Emitter::emit_assignments(Ctx& c, const InterstateEdge& e, const std::string& region_ptr, CodeWriter& w) {
-  for (auto& [k, v] : e.assignments) w.line(fmt::format("{} = {};", ident(k), code_expr(c, v, region_ptr + "/edges")));
+  SDFC_ASSERT(e.cpp_assignments.size() == e.assignments.size(),
+              "interstate assignments not translated (translate-python): " + region_ptr);
+  for (auto& a : e.cpp_assignments) w.line(control(c, a, region_ptr) + ";");
 }
 
 void Emitter::emit_fork(const Block& b, CodeWriter& w) {
@@ -545,13 +466,11 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
       emit_region(c, b, ptr, w);
       break;
     case BlockKind::Loop: {
-      std::string ap = ptr + "/attributes";
-      std::string init = b.init_statement ? assignment(c, b.init_statement->code, ap + "/init_statement") : "";
-      std::string cond = code_expr(c, b.loop_condition.code, ap + "/loop_condition", true);
+      std::string init = b.init_statement ? control(c, b.cpp_init, ptr) + ";" : "";
+      std::string cond = control(c, b.cpp_condition, ptr);
       for (int st : b.host_waits)  // the synchronization pass: wait before every evaluation
         cond = fmt::format("(SDFC_GPU_CHECK({}, sdfc::gpu::gpuStreamSynchronize({})), {})", kCtx, gpu_stream(st), cond);
-      std::string update = b.update_statement ? assignment(c, b.update_statement->code, ap + "/update_statement") : "";
-      if (!update.empty()) update.pop_back();  // no ';' in a for header
+      std::string update = b.update_statement ? control(c, b.cpp_update, ptr) : "";
       w.line(fmt::format("// loop \"{}\" ({})", b.label, ptr));
       emit_fork(b, w);  // streams that carry their work across iterations
       ++c.loop_depth;
@@ -580,7 +499,9 @@ void Emitter::emit_block(Ctx& c, const Block& b, const std::string& ptr, CodeWri
         auto& [cond, body] = b.branches[i];
         std::string bp = ptr + "/branches/" + std::to_string(i);
         if (cond) {
-          std::string head = fmt::format("if ({})", code_expr(c, cond->code, bp + "/0", true));
+          SDFC_ASSERT(b.cpp_branch_conditions.size() == b.branches.size(),
+                      "branch conditions not translated (translate-python): " + ptr);
+          std::string head = fmt::format("if ({})", control(c, b.cpp_branch_conditions[i], bp + "/0"));
           w.open(i == 0 ? head : "else " + head);
         } else {
           w.open("else");

@@ -34,10 +34,11 @@ struct Ctx {
   const SDFG* sdfg = nullptr;
   std::string ptr;  ///< JSON pointer of this SDFG in the input file
   bool root = false;
-  bool parallel = false;   ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
-  int loop_depth = 0;      ///< enclosing LoopRegions (break/continue need one)
-  bool in_kernel = false;  ///< emitting device code (a GPU kernel body)
-  int block_kernel = -1;   ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
+  bool parallel = false;     ///< the body runs inside a parallel (OpenMP) map: WCR must be atomic
+  int loop_depth = 0;        ///< enclosing LoopRegions (break/continue need one)
+  bool in_kernel = false;    ///< emitting device code (a GPU kernel body)
+  bool split_index = false;  ///< the kernel's KernelPlan::split_index (element indices printed split)
+  int block_kernel = -1;     ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
@@ -121,19 +122,13 @@ class Emitter {
   /// Marks the empty-memlet (ordering) edges into `id`: the emission order honours them.
   void lowered_ordering_into(const Block& st, int id);
   const ScopeIndex& adj(const Block& st);
-  [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const;
   /// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
   std::string element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const;
   /// How a pointer connector bound to subset `r` of `d` indexes: element strides per dimension.
   std::string address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx, const std::string& ptr) const;
-  /// Python code of control flow (interstate conditions and assignments, loop conditions and
-  /// statements) as C++, through the tasklets' typed translator (lang/PythonTasklet.h): data
-  /// containers read become element accesses of their dtype, symbols keep theirs, and DaCe's
-  /// sympy spellings (Max, Min, Abs, int_floor, int_ceil, Mod, ceiling) become Python's. With
-  /// `condition`, the result is a C++ bool.
-  std::string code_expr(const Ctx& c, const std::string& text, const std::string& ptr, bool condition = false,
-                        const std::string& what = "") const;
-  std::string assignment(const Ctx& c, const std::string& code, const std::string& ptr) const;
+  /// Control code as the translate-python pass translated it (ControlCode, ir/SDFG.h), each
+  /// read of a container printed with `element` as the container is reached in `c`.
+  std::string control(const Ctx& c, const ControlCode& code, const std::string& ptr) const;
   /// Finds where each transient lives: in one map scope, in one state, or the whole SDFG.
   /// Where transients live, as the transient-lifetimes pass placed them.
   static void read_placement(Ctx& c);

@@ -136,6 +136,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   std::vector<std::string> params, args;
   Ctx kc = c;
   kc.in_kernel = true;
+  kc.split_index = plan.split_index;
   kc.parallel = true;
   kernel_signature(plan, c, kc, params, args);
   if (plan.thread_block) {

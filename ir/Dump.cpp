@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace sdfc {
 namespace {
 
@@ -149,6 +151,9 @@ class Dumper {
           s += fmt::format("{}{} = {}", i ? ", " : "", e.assignments[i].first, e.assignments[i].second);
         s += "}";
       }
+      std::string cpp = e.cpp_condition.translated() ? "if (" + control(e.cpp_condition) + ")" : "";
+      for (auto& a : e.cpp_assignments) cpp += (cpp.empty() ? "" : " ") + control(a) + ";";
+      if (!cpp.empty()) s += " c++: " + cpp;
       line(ind, s);
     }
   }
@@ -191,6 +196,9 @@ class Dumper {
         s += fmt::format(" ({}{}; {}; {})", b.loop_variable.empty() ? "" : b.loop_variable + ": ",
                          b.init_statement ? b.init_statement->code : "", b.loop_condition.code,
                          b.update_statement ? b.update_statement->code : "");
+        if (b.cpp_condition.translated())
+          s += fmt::format(" c++: for ({}; {}; {})", control(b.cpp_init), control(b.cpp_condition),
+                           control(b.cpp_update));
         line(ind, s);
         segment(b, ind + 1);
         forks(b, ind + 1);
@@ -200,8 +208,12 @@ class Dumper {
       }
       case BlockKind::Conditional:
         line(ind, fmt::format("conditional {} \"{}\"{}", id, b.label, waits(b.host_waits)));
-        for (auto& [cond, body] : b.branches) {
-          line(ind + 1, cond ? "if " + cond->code + ":" : std::string("else:"));
+        for (std::size_t i = 0; i < b.branches.size(); ++i) {
+          auto& [cond, body] = b.branches[i];
+          std::string cpp = i < b.cpp_branch_conditions.size() && b.cpp_branch_conditions[i].translated()
+                                ? " c++: if (" + control(b.cpp_branch_conditions[i]) + ")"
+                                : "";
+          line(ind + 1, cond ? "if " + cond->code + ":" + cpp : std::string("else:"));
           segment(*body, ind + 2);
           region_body(*body, ind + 2);
         }
@@ -217,6 +229,15 @@ class Dumper {
         line(ind, fmt::format("return {}", id));
         break;
     }
+  }
+
+  /// translate-python's C++, each read printed as `container[index, ...]`.
+  static std::string control(const ControlCode& c) {
+    return with_reads(c, [](const ControlCode::Read& r) {
+      std::vector<std::string> index;
+      for (auto& x : r.index) index.push_back(print_expr(x));
+      return fmt::format("{}[{}]", r.data, fmt::join(index, ", "));
+    });
   }
 
   static std::string ints(const char* what, const std::vector<int>& w) {
@@ -258,6 +279,12 @@ class Dumper {
                               connectors(n.in_connectors), connectors(n.out_connectors), scope,
                               n.library_call.empty() ? "" : " library-call=" + n.library_call, decided,
                               quote_lines(n.code.code)));
+        if (n.cpp_code) {
+          std::string cpp = *n.cpp_code;  // statements, one per line
+          std::replace(cpp.begin(), cpp.end(), '\n', ' ');
+          while (!cpp.empty() && cpp.back() == ' ') cpp.pop_back();
+          line(ind + 1, "c++: " + cpp);
+        }
         break;
       case NodeKind::NestedSDFG: {
         std::string m;
@@ -314,7 +341,7 @@ class Dumper {
                        "SM, else at block exit)",
                        k.early_trigger_blocks_per_sm)
                  : ", dependent launch (next kernel triggered at block exit)";
-    line(ind, fmt::format("kernel: {} params({})", how, ps));
+    line(ind, fmt::format("kernel: {} params({}){}", how, ps, k.split_index ? " index=split" : ""));
   }
 
   void edge(const Block&, const DataEdge& e, int ind) {

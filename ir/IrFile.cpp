@@ -26,23 +26,23 @@ constexpr int kIrFormat = 1;
   [[maybe_unused]] auto& [n_kind, n_label, n_in, n_out, n_scope_entry, n_scope_exit, n_data, n_map, n_code,
                           n_code_global, n_sdfg, n_symbol_mapping, n_classpath, n_extra,  // DaCe's
                           n_stream, n_host_waits, n_wait_events, n_record_event, n_device_sync_after, n_library_call,
-                          n_kernel, n_graph_capture_only, n_file_id] = n;
+                          n_kernel, n_graph_capture_only, n_cpp_code, n_file_id] = n;
   [[maybe_unused]] auto& [e_src, e_dst, e_src_conn, e_dst_conn, e_memlet,  // DaCe's
                           e_stream, e_wait_events, e_record_event, e_wcr_lowering, e_file_id] = e;
   [[maybe_unused]] auto& [ie_src, ie_dst, ie_condition, ie_assignments, ie_extra,  // DaCe's
-                          ie_host_waits] = ie;
+                          ie_host_waits, ie_cpp_condition, ie_cpp_assignments] = ie;
   [[maybe_unused]] auto& [b_kind, b_label, b_type_name, b_extra, b_nodes, b_edges, b_blocks, b_cf_edges, b_start_block,
                           b_loop_variable, b_init, b_update, b_condition, b_inverted, b_update_before_condition,
                           b_branches,  // DaCe's
                           b_graph_host_work, b_graph_segment, b_graph_key, b_host_waits, b_fork_event, b_fork_streams,
-                          b_join_events] = b;
+                          b_join_events, b_cpp_init, b_cpp_condition, b_cpp_update, b_cpp_branch_conditions] = b;
   [[maybe_unused]] auto& [s_name, s_arrays, s_symbols, s_callbacks, s_arg_names, s_global_code, s_init_code,
                           s_exit_code, s_target_global, s_target_init, s_target_exit, s_root, s_dace_version, s_extra,
                           s_top_extra,  // DaCe's
                           s_gpu_exit_sync, s_workspaces, s_arena, s_num_events, s_libraries, s_std_includes,
                           s_external_sync, s_gpu_graph, s_graph_segments, s_sync_streams, s_passes_run] = s;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
-                          k_dependent_launch, k_early_trigger] = k;
+                          k_dependent_launch, k_early_trigger, k_split_index] = k;
   [[maybe_unused]] auto& [l_x, l_lead, l_data_dim] = l;
   [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
@@ -107,6 +107,23 @@ class DecisionWriter {
     for (auto it = c.begin(); it != c.end(); ++it) into["sdfc"][it.key()] = it.value();
   }
   Json ex(const Expr& e) const { return e ? Json(print_expr(e, dialect_)) : Json(nullptr); }
+  /// translate-python's C++: {"cpp": text, "reads": [[container, [index, ...]], ...]}; null when
+  /// not translated.
+  Json control(const ControlCode& c) const {
+    if (!c.translated()) return nullptr;
+    Json reads = Json::array();
+    for (auto& r : c.reads) {
+      Json index = Json::array();
+      for (auto& x : r.index) index.push_back(ex(x));
+      reads.push_back({r.data, index});
+    }
+    return {{"cpp", c.cpp}, {"reads", reads}};
+  }
+  Json controls(const std::vector<ControlCode>& cs) const {
+    Json out = Json::array();
+    for (auto& c : cs) out.push_back(control(c));
+    return out;
+  }
 
   Json workspace(const Workspace& w) const {
     return {{"storage", std::string(to_string(w.storage))},
@@ -135,7 +152,7 @@ class DecisionWriter {
             {"arena_offset", ex(d.arena_offset)},
             {"alloc", to_string(d.alloc)}};
   }
-  static Json block_decisions(const Block& b) {
+  Json block_decisions(const Block& b) const {
     Json joins = Json::array();
     for (auto& [stream, event] : b.join_events) joins.push_back({stream, event});
     return {{"graph_host_work", b.graph_host_work},
@@ -144,7 +161,16 @@ class DecisionWriter {
             {"host_waits", b.host_waits},
             {"fork_event", b.fork_event},
             {"fork_streams", b.fork_streams},
-            {"join_events", joins}};
+            {"join_events", joins},
+            {"cpp_init", control(b.cpp_init)},
+            {"cpp_condition", control(b.cpp_condition)},
+            {"cpp_update", control(b.cpp_update)},
+            {"cpp_branch_conditions", controls(b.cpp_branch_conditions)}};
+  }
+  Json interstate_decisions(const InterstateEdge& e) const {
+    return {{"host_waits", e.host_waits},
+            {"cpp_condition", control(e.cpp_condition)},
+            {"cpp_assignments", controls(e.cpp_assignments)}};
   }
   static Json kernel(const KernelPlan& k) {
     Json params = Json::array(), layouts = Json::array();
@@ -158,7 +184,8 @@ class DecisionWriter {
             {"layouts", layouts},
             {"layout_data", k.layout_data},
             {"dependent_launch", k.dependent_launch},
-            {"early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm}};
+            {"early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm},
+            {"split_index", k.split_index}};
   }
   /// A node's or an edge's stream and the events its stream waits for and records.
   template <typename T>
@@ -172,6 +199,7 @@ class DecisionWriter {
                   {"library_call", n.library_call},
                   {"kernel", n.kernel ? kernel(*n.kernel) : Json(nullptr)},
                   {"graph_capture_only", n.graph_capture_only},
+                  {"cpp_code", n.cpp_code ? Json(*n.cpp_code) : Json(nullptr)},
                   {"file_id", n.file_id}});
     return j;
   }
@@ -187,7 +215,7 @@ class DecisionWriter {
   void region(Json& j, const Block& r) {
     for (std::size_t i = 0; i < r.blocks.size(); ++i) block(j["nodes"][i], *r.blocks[i]);
     for (std::size_t i = 0; i < r.cf_edges.size(); ++i)
-      put(j["edges"][i], Json{{"host_waits", r.cf_edges[i].host_waits}}, Json{{"host_waits", Json::array()}});
+      put(j["edges"][i], interstate_decisions(r.cf_edges[i]), interstate_decisions(InterstateEdge{}));
   }
   void block(Json& j, const Block& b) {
     put(j, block_decisions(b), block_decisions(Block(b.kind)));
@@ -368,6 +396,7 @@ class DecisionReader {
     get(o, ptr, "layout_data", k.layout_data);
     get(o, ptr, "dependent_launch", k.dependent_launch);
     get(o, ptr, "early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm);
+    get(o, ptr, "split_index", k.split_index);
     return k;
   }
   template <typename T>
@@ -383,6 +412,11 @@ class DecisionReader {
     get(o, ptr, "library_call", n.library_call);
     if (auto it = o.find("kernel"); it != o.end() && !it->is_null()) n.kernel = kernel(*it, ptr + "/kernel");
     get(o, ptr, "graph_capture_only", n.graph_capture_only);
+    if (auto it = o.find("cpp_code"); it != o.end() && !it->is_null()) {
+      std::string text;
+      get(o, ptr, "cpp_code", text);
+      n.cpp_code = text;
+    }
     get(o, ptr, "file_id", n.file_id);
   }
   void edge(const Json& o, const std::string& ptr, DataEdge& e) const {
@@ -401,7 +435,47 @@ class DecisionReader {
     }
     get(o, ptr, "file_id", e.file_id);
   }
+  ControlCode control(const Json& o, const std::string& ptr, const char* key) const {
+    ControlCode c;
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return c;
+    return control(*it, ptr + "/" + key);
+  }
+  ControlCode control(const Json& j, const std::string& at) const {
+    ControlCode c;
+    if (j.is_null()) return c;
+    if (!j.is_object()) fail(at, "expected C++ code (an object with cpp and reads)");
+    get(j, at, "cpp", c.cpp);
+    if (!c.translated()) fail(at + "/cpp", "expected the C++ text");
+    auto reads = j.find("reads");
+    if (reads == j.end()) return c;
+    if (!reads->is_array()) fail(at + "/reads", "expected an array");
+    for (std::size_t i = 0; i < reads->size(); ++i) {
+      const Json& r = (*reads)[i];
+      std::string rp = at + "/reads/" + std::to_string(i);
+      if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_array())
+        fail(rp, "expected [container, [index, ...]]");
+      ControlCode::Read read{r[0].get<std::string>(), {}};
+      for (std::size_t k = 0; k < r[1].size(); ++k)
+        read.index.push_back(expr(Json{{"i", r[1][k]}}, rp + "/1/" + std::to_string(k), "i", nullptr));
+      c.reads.push_back(std::move(read));
+    }
+    return c;
+  }
+  std::vector<ControlCode> controls(const Json& o, const std::string& ptr, const char* key) const {
+    std::vector<ControlCode> out;
+    auto it = o.find(key);
+    if (it == o.end()) return out;
+    if (!it->is_array()) fail(ptr + "/" + key, "expected an array");
+    for (std::size_t i = 0; i < it->size(); ++i)
+      out.push_back(control((*it)[i], ptr + "/" + key + "/" + std::to_string(i)));
+    return out;
+  }
   void block_decisions(const Json& o, const std::string& ptr, Block& b) const {
+    b.cpp_init = control(o, ptr, "cpp_init");
+    b.cpp_condition = control(o, ptr, "cpp_condition");
+    b.cpp_update = control(o, ptr, "cpp_update");
+    b.cpp_branch_conditions = controls(o, ptr, "cpp_branch_conditions");
     get(o, ptr, "graph_host_work", b.graph_host_work);
     get(o, ptr, "graph_segment", b.graph_segment);
     get(o, ptr, "graph_key", b.graph_key);
@@ -418,8 +492,12 @@ class DecisionReader {
       block(j.at("nodes").at(i), ptr + "/nodes/" + std::to_string(i), *r.blocks[i]);
     for (std::size_t i = 0; i < r.cf_edges.size(); ++i) {
       std::string at = ptr + "/edges/" + std::to_string(i);
-      if (const Json* o = member(j.at("edges").at(i), at))
-        get(*o, at + "/sdfc", "host_waits", r.cf_edges[i].host_waits);
+      if (const Json* o = member(j.at("edges").at(i), at)) {
+        InterstateEdge& e = r.cf_edges[i];
+        get(*o, at + "/sdfc", "host_waits", e.host_waits);
+        e.cpp_condition = control(*o, at + "/sdfc", "cpp_condition");
+        e.cpp_assignments = controls(*o, at + "/sdfc", "cpp_assignments");
+      }
     }
   }
   void block(const Json& j, const std::string& ptr, Block& b) {

@@ -17,6 +17,20 @@ const Connector* Node::find_out(const std::string& n) const {
   return nullptr;
 }
 
+std::string control_read_name(std::size_t n) {
+  return "__sdfc_read" + std::to_string(n) + "__";
+}
+
+std::string with_reads(const ControlCode& code, const std::function<std::string(const ControlCode::Read&)>& print) {
+  std::string text = code.cpp;
+  for (std::size_t n = code.reads.size(); n-- > 0;) {
+    std::string name = control_read_name(n), value = print(code.reads[n]);
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + value.size()))
+      text.replace(at, name.size(), value);
+  }
+  return text;
+}
+
 bool InterstateEdge::unconditional() const {
   auto s = condition.code;
   return s == "1" || s == "True" || s == "(1)" || s.empty();

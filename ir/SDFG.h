@@ -219,6 +219,12 @@ struct KernelPlan {
   /// can only wait (an early trigger made a DaCe-made chain of 10 maps at 16.7 M points 1.9 x
   /// slower). 0: always at exit. Decided at run time from the grid, since grids depend on symbols.
   int early_trigger_blocks_per_sm = 0;
+  /// How the kernel prints the index of each element it reads or writes: the terms that vary
+  /// with the map's parameters first, then the terms made of the SDFG's symbols added one by one
+  /// (an identity), so that every access to one container at a point shares its first part
+  /// textually and nvcc computes it once (GT4Py's stencils read 7 neighbours: docs/benchmarks.md);
+  /// false: one sum, as host code prints it. Nested SDFGs called from the kernel follow it.
+  bool split_index = false;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 
@@ -264,6 +270,8 @@ struct Node {
   /// a function of the graph's key (symbols, scalar arguments) whose outputs are scalars of its
   /// state that only kernels (by value) and other such tasklets read, so a replay needs no value.
   bool graph_capture_only = false;
+  /// translate-python: a Python tasklet's code as C++ statements (lang/PythonTasklet.h)
+  std::optional<std::string> cpp_code;
 
   /// The node's id in the file once a pass renumbered its state (fuse-maps removes nodes); -1:
   /// its position is its id. Diagnostics point at `/nodes/<file id>` (walk::node_pointer).
@@ -341,6 +349,29 @@ struct DynamicRangeInput {
   const DataEdge* edge;
 };
 
+/// Code of control flow (an interstate edge's condition or one of its assignments, a loop's init,
+/// condition or update, a branch's condition) as C++, translated once by the
+/// translate-python pass. In `cpp`, `control_read_name(N)` stands for element
+/// `reads[N].index` of container `reads[N].data`: the code generator prints it as that container
+/// is reached where the code runs (a local value, a scalar's pointer, an array). An index may hold
+/// reads of lower numbers. Empty `cpp`: not translated (an unconditional edge's condition, an
+/// `else`, a loop without that statement).
+struct ControlCode {
+  struct Read {
+    std::string data;
+    std::vector<Expr> index;  ///< one per dimension of `data` (zeros for a scalar)
+  };
+  std::string cpp;
+  std::vector<Read> reads;
+  bool translated() const { return !cpp.empty(); }
+};
+
+/// The name that stands for read `n` in ControlCode::cpp: `__sdfc_read<n>__`.
+std::string control_read_name(std::size_t n);
+/// `code.cpp` with every read replaced by `print(read)`, the last first (so that the reads inside
+/// an index are replaced too).
+std::string with_reads(const ControlCode& code, const std::function<std::string(const ControlCode::Read&)>& print);
+
 /// A control-flow edge with its condition (Python) and symbol assignments (in file order).
 struct InterstateEdge {
   int src = -1, dst = -1;
@@ -348,6 +379,10 @@ struct InterstateEdge {
   std::vector<std::pair<std::string, std::string>> assignments;
   Json extra = Json::object();
   std::vector<int> host_waits;  ///< synchronization: streams the host waits for before the condition
+  /// translate-python: the condition as a C++ bool (unless unconditional), and each
+  /// assignment as the C++ expression `name = value`, in the order of `assignments`
+  ControlCode cpp_condition;
+  std::vector<ControlCode> cpp_assignments;
   bool unconditional() const;
 };
 
@@ -400,6 +435,12 @@ struct Block {
 
   // Conditional: (condition or nullopt for `else`, body region)
   std::vector<std::pair<std::optional<CodeBlock>, std::unique_ptr<Block>>> branches;
+
+  /// translate-python: a loop's init and update as C++ assignments (`i = 0`), its condition
+  /// as a C++ bool; a conditional's branch conditions as C++ bools, one per branch (an `else`'s
+  /// is empty)
+  ControlCode cpp_init, cpp_condition, cpp_update;
+  std::vector<ControlCode> cpp_branch_conditions;
 
   explicit Block(BlockKind k) : kind(k) {}
   bool is_region() const { return kind == BlockKind::Region || kind == BlockKind::Loop; }

@@ -646,7 +646,8 @@ std::string translate_python_tasklet(const std::string& code, const TaskletScope
   return Translator(code, scope, file, pointer).run();
 }
 
-std::vector<Diagnostic> check_python_tasklets(const SDFG& root, const std::string& file) {
+std::vector<Diagnostic> translate_python_tasklets(const SDFG& root, const std::string& file,
+                                                  const std::function<void(const Node&, std::string)>& done) {
   std::vector<Diagnostic> diags;
   walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) {
     walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) {
@@ -661,8 +662,10 @@ std::vector<Diagnostic> check_python_tasklets(const SDFG& root, const std::strin
         const Node& n = *st.nodes[i];
         if (n.kind != NodeKind::Tasklet || n.code.language != Language::Python) continue;
         try {
-          (void)translate_python_tasklet(n.code.code, python_tasklet_scope(s, st, static_cast<int>(i), in[i], out[i]),
-                                         file, walk::node_pointer(sp, i));
+          std::string text =
+              translate_python_tasklet(n.code.code, python_tasklet_scope(s, st, static_cast<int>(i), in[i], out[i]),
+                                       file, walk::node_pointer(st, sp, i));
+          if (done) done(n, std::move(text));
         } catch (const UserError& e) {
           for (auto& d : e.diagnostics()) diags.push_back(d);
         }
@@ -670,6 +673,10 @@ std::vector<Diagnostic> check_python_tasklets(const SDFG& root, const std::strin
     });
   });
   return diags;
+}
+
+std::vector<Diagnostic> check_python_tasklets(const SDFG& root, const std::string& file) {
+  return translate_python_tasklets(root, file, nullptr);
 }
 
 ExpressionTranslation translate_python_expression(const Expr& e, const TaskletScope& scope, const std::string& file,

@@ -12,6 +12,7 @@
 /// statements call); temporaries are declared by the statements themselves.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -71,9 +72,12 @@ ConnectorBinding output_binding(const Connector& c, const Memlet& m, const Range
 TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& state, int id, const std::vector<const DataEdge*>& in,
                                   const std::vector<const DataEdge*>& out);
 
-/// Translates every Python tasklet of `sdfg` and of its nested SDFGs with `python_tasklet_scope`
-/// and returns the errors (one per failing tasklet, in file order; `file` is their file name).
-/// Used by the legalize pass and by `sdfc validate`, so both report what printing would.
+/// Translates every Python tasklet of `sdfg` and of its nested SDFGs with `python_tasklet_scope`,
+/// hands each translation to `done` (when given) and returns the errors (one per failing tasklet,
+/// in file order; `file` is their file name). The translate-python pass stores the texts.
+std::vector<Diagnostic> translate_python_tasklets(const SDFG& sdfg, const std::string& file,
+                                                  const std::function<void(const Node&, std::string)>& done);
+/// The errors alone (`sdfc validate`, which reports what compiling would).
 std::vector<Diagnostic> check_python_tasklets(const SDFG& sdfg, const std::string& file);
 
 /// Translates Python tasklet code into C++ statements (one per line, each ending in ';' and a newline,

@@ -37,6 +37,7 @@ class Legalizer {
     program_name(root);
     persistent_sizes(root);
     walk::for_each_sdfg(root, "", [&](const SDFG& s, const std::string& ptr) { sdfg(s, ptr, &s == &root); });
+    // with the rest, so that one compile names every problem (translate-python stores the texts)
     for (auto& d : check_python_tasklets(root, "")) diags.push_back(d);
   }
 

@@ -23,7 +23,8 @@
 ///  - nested SDFGs with a connector not connected to data, or a symbol that neither their symbol
 ///    mapping nor the SDFG around them defines;
 ///  - Python tasklets the translator refuses (lang/PythonTasklet.h), with the connectors bound
-///    as the code generator binds them: the same errors `compile` gave while printing, now before.
+///    as the code generator binds them, so that one compile reports them with the rest; the next
+///    pass, translate-python, translates them again and stores the C++ for the code generator.
 /// Runs after stream-assignment (lifetimes and the streams of copies are decided) and before
 /// synchronization.
 #pragma once

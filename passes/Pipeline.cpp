@@ -23,6 +23,7 @@
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
 #include "passes/TransientLifetimes.h"
+#include "passes/TranslatePython.h"
 #include "passes/WorkspaceLayout.h"
 
 namespace sdfc {
@@ -61,6 +62,14 @@ const std::vector<Pass>& passes() {
       // after transient-lifetimes (which lifts what it can out of nested SDFGs) and before any
       // pass that plans synchronization or memory for constructs the code generator cannot print.
       {{"legalize", {"transient-lifetimes"}, "nothing: refuses what the code generator cannot print"}, legalize},
+      // after legalize (its errors first), fuse-maps and transient-lifetimes (the last passes
+      // that change tasklets, memlets and connectors) and normalize (the last to change control
+      // code: host copies of GPU scalars read in conditions): the code generator prints the text.
+      {{"translate-python",
+        {"legalize"},
+        "Node::cpp_code; the C++ of control code: InterstateEdge::cpp_condition, cpp_assignments, "
+        "Block::cpp_init, cpp_condition, cpp_update, cpp_branch_conditions"},
+       translate_python},
       // after stream-assignment (a copy with a stream involves GPU memory, where a write-conflict
       // resolution has no form) and legalize (the schedules it reads are ones sdfc prints).
       {{"lower-wcr", {"stream-assignment", "legalize"}, "DataEdge::wcr_lowering"}, lower_wcr},

@@ -91,12 +91,13 @@ void check_pool_legality(SDFG& sdfg, const CompileOptions& options) {
   SyncReport report = verify_sync(sdfg, options);
   if (report.pool_races.empty()) return;
   const SyncReport::PoolRace& r = report.pool_races.front();
-  throw UserError(
-      Diagnostic{"", sdfg.find_data(r.transient) ? array_pointer("", r.transient) : "", 0, 0,
-                 fmt::format("pooled transient \"{}\" is used on a stream that nothing orders against its pool {} "
-                             "on stream 0: {}; compile with --gpu-streams 0, or remove pool from \"{}\" (this "
-                             "schedule is an sdfc bug: please report it)",
-                             r.transient, r.op, r.race, r.transient)});
+  // The synchronization pass orders pool operations like every other access: a race here is a
+  // schedule sdfc made wrong, not a property of the program (an internal error, with a way round).
+  SDFC_ASSERT(false, fmt::format("{}: pooled transient \"{}\" is used on a stream that nothing orders against its "
+                                 "pool {} on stream 0: {}; until it is fixed, compile with --gpu-streams 0, or "
+                                 "remove pool from \"{}\"",
+                                 sdfg.find_data(r.transient) ? array_pointer("", r.transient) : "", r.transient, r.op,
+                                 r.race, r.transient));
 }
 
 }  // namespace sdfc

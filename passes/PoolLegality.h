@@ -12,9 +12,10 @@
 ///  - a pooled transient with External lifetime (the caller owns that memory);
 ///  - a pooled transient inside a GPU kernel (a map scope of a GPU_Device map, or a nested SDFG
 ///    inside one): stream-ordered allocation is a host call;
-///  - a pooled block used on a stream with nothing ordering that use after its allocation and
-///    before its free (the verifier's replay, restricted to pooled blocks; only with
-///    --gpu-streams >= 1, since one stream orders everything by itself).
+/// and proves, as an internal check, that no pooled block is used on a stream with nothing
+/// ordering that use after its allocation and before its free (the verifier's replay, restricted
+/// to pooled blocks; only with --gpu-streams >= 1, since one stream orders everything by itself):
+/// such a race is a schedule sdfc made wrong, an internal error that names it and a way round.
 /// Left alone: `pool` on host storage (on the CPU pool means scoped), and pool with a Persistent or
 /// Global lifetime (allocated once at init, not per call). Runs after synchronization.
 #pragma once

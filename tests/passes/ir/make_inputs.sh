@@ -33,6 +33,7 @@ fuse_maps                 fuse_maps.sdfg                           fuse-maps    
 transient_lifetimes       transient_lifetimes_loop_sized_gpu.sdfg  transient-lifetimes  --target cuda --gpu-streams 2
 stream_assignment         stream_assignment_forkjoin.sdfg          stream-assignment    --target cuda --gpu-streams 2
 legalize                  legalize_accepts.sdfg                    legalize
+translate_python          ../codegen/cpu/dace_spmv_uint32.sdfg     translate-python
 lower_wcr                 lower_wcr_gpu_thread_private.sdfg        lower-wcr            --target cuda
 outline_kernels           outline_kernels_unit_stride.sdfg         outline-kernels      --target cuda
 synchronization           synchronization_chain.sdfg               synchronization      --target cuda --gpu-streams 4
