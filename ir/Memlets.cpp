@@ -57,6 +57,14 @@ PathEnds memlet_path_ends(const Block& st, const DataEdge& e) {
   return ends;
 }
 
+const std::vector<std::pair<std::string, Expr>>* path_nested_symbol_mapping(const Block& st, const DataEdge& e) {
+  PathEnds ends = memlet_path_ends(st, e);
+  for (int end : {ends.src, ends.dst})
+    if (end >= 0 && end < static_cast<int>(st.nodes.size()) && st.node(end).kind == NodeKind::NestedSDFG)
+      return &st.node(end).symbol_mapping;
+  return nullptr;
+}
+
 EdgeRole edge_role(const Block& st, const DataEdge& e) {
   const Node& s = st.node(e.src);
   const Node& d = st.node(e.dst);

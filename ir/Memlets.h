@@ -24,6 +24,13 @@ struct PathEnds {
 };
 PathEnds memlet_path_ends(const Block& state, const DataEdge& e);
 
+/// The symbol mapping of the nested SDFG at an end of the memlet path of `e` (its source end
+/// first); null where neither end is a nested SDFG. DaCe's memlet propagation leaves a nested
+/// SDFG's own symbols in the memlets of its path after some transformations (auto_optimize on
+/// NPBench's azimint_hist: `histw[0:bins]` outside, where the mapping says bins = npt); DaCe's
+/// code never prints those ends, validation accepts them and normalize maps them.
+const std::vector<std::pair<std::string, Expr>>* path_nested_symbol_mapping(const Block& state, const DataEdge& e);
+
 /// The two sides of an edge's data movement.
 ///  - `data_is_src`: whether `memlet.data` names the source side. DaCe's rule: true when the path
 ///    starts at an access node of that data; when the path both starts and ends at such nodes (a

@@ -318,6 +318,9 @@ class Validator {
           std::string rp = np + "/attributes/range/ranges/" + std::to_string(k);
           const RangeDim& r = nd.map.range[k];
           std::string what = fmt::format("the range of map \"{}\"", nd.map.label);
+          // and the parameters before its own (DaCe runs them as nested loops, outermost first:
+          // its GPU reductions make such maps; legalize refuses them where sdfc does not)
+          if (k > 0) scope.insert(nd.map.params[k - 1]);
           undefined_symbols(r.start, scope, rp + "/start", what, true);
           undefined_symbols(r.end, scope, rp + "/end", what, true);
           undefined_symbols(r.step, scope, rp + "/step", what, true);
@@ -407,6 +410,9 @@ class Validator {
       // Symbols in subsets: those of the SDFG and the map parameters around the edge.
       {
         std::set<std::string> scope = scope_symbols(st, edge_scope(st, e));
+        // a nested SDFG's own symbols on its memlet path, which normalize maps (DaCe leaves them)
+        if (auto* mapping = path_nested_symbol_mapping(st, e))
+          for (auto& [inner, outer] : *mapping) scope.insert(inner);
         std::string what = fmt::format("the memlet of \"{}\"", e.memlet.data);
         auto check_range = [&](const Range& r, const std::string& rp) {
           for (std::size_t k = 0; k < r.size(); ++k) {

@@ -76,6 +76,24 @@ class Legalizer {
     }
   }
 
+  /// A map whose range of one dimension uses the parameter of an earlier one (DaCe's GPU
+  /// reductions make them): host maps and sequential maps run their dimensions as nested loops,
+  /// outermost first, as DaCe does; a GPU map runs them side by side.
+  void dependent_range(const Node& n, const std::string& np) {
+    if (!is_gpu_schedule(n.map.schedule)) return;
+    for (std::size_t k = 1; k < n.map.range.size(); ++k) {
+      std::set<std::string> names;
+      for (const Expr& x : {n.map.range[k].start, n.map.range[k].end, n.map.range[k].step}) free_symbols(x, names);
+      for (std::size_t j = 0; j < k; ++j)
+        if (names.count(n.map.params[j]))
+          error(np + "/attributes/range/ranges/" + std::to_string(k),
+                fmt::format("the range of parameter \"{}\" of {} map \"{}\" uses its parameter \"{}\": sdfc runs "
+                            "the dimensions of a GPU map side by side, not as nested loops; make the map Sequential "
+                            "or split it into two nested maps",
+                            n.map.params[k], to_string(n.map.schedule), n.map.label, n.map.params[j]));
+    }
+  }
+
   void sdfg(const SDFG& s, const std::string& ptr, bool root) {
     for (auto& [n, d] : s.arrays) data(n, d, walk::data_pointer(ptr, n), root);
     for (auto& [n, t] : s.symbols)
@@ -142,6 +160,7 @@ class Legalizer {
       if (n.kind == NodeKind::MapEntry && is_gpu_schedule(n.map.schedule) && options_.target == Target::CPU)
         error(np + "/attributes/schedule", fmt::format("map \"{}\" has schedule {}, which needs --target cuda or hip",
                                                        n.map.label, to_string(n.map.schedule)));
+      if (n.kind == NodeKind::MapEntry) dependent_range(n, np);
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
       if (n.kind == NodeKind::Tasklet) callback_in_kernel(s, st, n, np);
       if (n.kind == NodeKind::NestedSDFG && n.sdfg) nested(s, st, static_cast<int>(i), n, np);

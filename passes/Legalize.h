@@ -14,7 +14,8 @@
 ///    (after transient-lifetimes lifted what it could); a Persistent transient whose size depends
 ///    on a symbol that is not a free symbol of the program (it is allocated at init);
 ///  - break and continue blocks outside a LoopRegion of their SDFG;
-///  - GPU schedules on the cpu target;
+///  - GPU schedules on the cpu target; GPU maps whose range of one dimension uses the parameter
+///    of an earlier one (sdfc runs a GPU map's dimensions side by side);
 ///  - connector names that are not C identifiers (tasklets, dynamic map range inputs);
 ///  - a tasklet output connector bound as a pointer or a reference that fans out to several edges;
 ///  - edges whose role sdfc has no lowering for (`edge_role_problem`, ir/Memlets.h);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "ir/Diagnostic.h"
@@ -32,6 +34,34 @@ struct Normalizer {
     walk::for_each_state(s, "", [&](Block& st, const std::string&) { state(s, st, in_map); });
   }
 
+  /// A nested SDFG's own symbols in a memlet on its path, which the SDFG around it does not
+  /// define (DaCe's propagation leaves them: ir/Memlets.h), replaced by what its mapping says.
+  static void nested_symbols(const SDFG& s, const Block& st, DataEdge& e) {
+    const auto* mapping = path_nested_symbol_mapping(st, e);
+    if (!mapping) return;
+    std::set<std::string> defined;
+    for (auto& [name, t] : s.symbols) defined.insert(name);
+    for (auto& name : assigned_symbols(s)) defined.insert(name);
+    for (auto& n : st.nodes) {  // any parameter or dynamic input of the state's maps: left alone
+      defined.insert(n->map.params.begin(), n->map.params.end());
+      for (auto& c : n->in_connectors) defined.insert(c.name);
+    }
+    std::map<std::string, Expr> repl;
+    for (auto& [inner, outer] : *mapping)
+      if (!defined.count(inner) && !s.find_data(inner)) repl[inner] = outer;
+    if (repl.empty()) return;
+    auto map_range = [&](std::optional<Range>& r) {
+      if (!r) return;
+      for (auto& d : *r) {
+        d.start = simplify(substitute(d.start, repl));
+        d.end = simplify(substitute(d.end, repl));
+        d.step = simplify(substitute(d.step, repl));
+      }
+    };
+    map_range(e.memlet.subset);
+    map_range(e.memlet.other_subset);
+  }
+
   void state(SDFG& s, Block& st, bool in_map) {
     for (auto& n : st.nodes) {
       bool nested =
@@ -58,6 +88,7 @@ struct Normalizer {
       // A memlet without a subset moves its whole container (DaCe's meaning); later passes and
       // the code generator read an explicit one (the fuzzer found a tasklet binding that did not).
       if (!e.memlet.subset) e.memlet.subset = full_range(*d);
+      nested_symbols(s, st, e);
       auto fill = [&](std::vector<Connector>& cs, const std::optional<std::string>& name) {
         if (!name) return;
         for (auto& c : cs)

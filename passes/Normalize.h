@@ -8,6 +8,9 @@
 ///  - connector types: a connector declared with type null gets the dtype of the data its memlet
 ///    refers to (DaCe's type inference);
 ///  - memlets: one without a subset gets its container's whole range (what DaCe means by it);
+///    one on the path of a nested SDFG that names the nested SDFG's own symbols, which the SDFG
+///    around it does not define (DaCe's propagation leaves them), gets them through the nested
+///    SDFG's symbol mapping;
 ///  - GPU targets: host code that reads GPU memory gets device-to-host copies into host
 ///    transients (`__sdfc_host_X`) and reads those: interstate edges (a copy at the end of the
 ///    source state), conditional blocks (a copy state before the block), loop conditions (copy
