@@ -320,7 +320,11 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
       outs.push_back({ctype(t) + "&", out.name, element(c, e->memlet.data, starts(r), np)});
       continue;
     }
-    outs.push_back({ctype(t), out.name, ""});
+    // a dynamic output with a write-conflict resolution starts at its identity (lower-wcr), so
+    // that one the tasklet leaves unassigned writes nothing new
+    SDFC_ASSERT(!e->memlet.dynamic || !e->memlet.wcr || (e->wcr_lowering && !e->wcr_lowering->identity.empty()),
+                "dynamic output without an identity (lower-wcr): " + np + " " + out.name);
+    outs.push_back({ctype(t), out.name, e->memlet.dynamic && e->wcr_lowering ? e->wcr_lowering->identity : ""});
     for (const DataEdge* ek : es) {
       std::size_t ei = static_cast<std::size_t>(ek - st.edges.data());
       writes.push_back({element(c, ek->memlet.data, starts(*ek->memlet.subset), np), out.name, t, ek,

@@ -360,6 +360,7 @@ class Dumper {
     if (e.stream >= 0) s += fmt::format(" stream={}", e.stream) + events(e.wait_events, e.record_event);
     if (e.wcr_lowering)
       s += fmt::format(" wcr-lowered={}:{}", to_string(e.wcr_lowering->op), to_string(e.wcr_lowering->form));
+    if (e.wcr_lowering && !e.wcr_lowering->identity.empty()) s += " unassigned-starts-at=" + e.wcr_lowering->identity;
     line(ind, s);
   }
 };

@@ -316,6 +316,10 @@ struct WcrLowering {
   Form form = Form::Plain;
   std::string a, b;  ///< the lambda's parameters
   Expr body;         ///< the lambda's body
+  /// A dynamic tasklet output bound by value, which the tasklet may leave unassigned (DaCe's GPU
+  /// reductions assign under a condition): the value it starts with, the identity of `op` as C++
+  /// text, so that an unassigned output resolves to what is already there; "" otherwise.
+  std::string identity;
 };
 const char* to_string(WcrLowering::Op op);
 const char* to_string(WcrLowering::Form form);

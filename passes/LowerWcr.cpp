@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Memlets.h"
 #include "ir/Walk.h"
+#include "lang/PythonTasklet.h"
 
 namespace sdfc {
 
@@ -138,6 +140,18 @@ class WcrLowerer {
       // local memory is illegal: GT4Py's reductions with skip values trapped).
       std::string target = role == EdgeRole::TaskletOutput ? e.memlet.data : edge_subsets(s, st, e).dst_data;
       w->form = thread_private(s, st, target, p) ? WcrLowering::Form::Plain : form(*w, t, p);
+      if (role == EdgeRole::TaskletOutput && e.memlet.dynamic && value_bound(st, e)) {
+        w->identity = identity(w->op, t);
+        if (w->identity.empty()) {
+          error(ep + "/attributes/data/attributes/wcr",
+                fmt::format("dynamic output \"{}\" of tasklet \"{}\" with write-conflict resolution \"{}\": the "
+                            "tasklet may leave it unassigned, and only a sum, product, min or max has an identity "
+                            "to start it with; write it on every path (and make the memlet not dynamic), or use "
+                            "one of those",
+                            *e.src_conn, st.node(e.src).label, *e.memlet.wcr));
+          continue;
+        }
+      }
       e.wcr_lowering = std::move(w);
     }
     for (std::size_t v = 0; v < st.nodes.size(); ++v) {
@@ -153,6 +167,47 @@ class WcrLowerer {
       }
       sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(st, sp, v)), inner);
     }
+  }
+
+  /// Whether tasklet output edge `e` binds its connector by value (written after the tasklet).
+  static bool value_bound(const Block& st, const DataEdge& e) {
+    const Connector* c = e.src_conn ? st.node(e.src).find_out(*e.src_conn) : nullptr;
+    return c && e.memlet.subset && output_binding(*c, e.memlet, *e.memlet.subset) == ConnectorBinding::Value;
+  }
+
+  /// The identity of `op` on `t` as C++ text ("" where it has none sdfc prints): -0.0 for floating
+  /// sums (x + -0.0 is x, -0.0 included), the type's extremes for min and max.
+  static std::string identity(WcrLowering::Op op, DType t) {
+    using Op = WcrLowering::Op;
+    std::string c(dtype_ctype(t));
+    if (is_complex(t)) {
+      if (op == Op::Sum) return fmt::format("{}(-0.0, -0.0)", c);
+      if (op == Op::Product) return fmt::format("{}(1.0, 0.0)", c);
+      return "";
+    }
+    if (t == DType::Bool) return "";
+    bool fp = is_float(t);
+    static const std::map<DType, std::pair<const char*, const char*>> limits = {
+        {DType::Int8, {"INT8_MIN", "INT8_MAX"}},    {DType::Int16, {"INT16_MIN", "INT16_MAX"}},
+        {DType::Int32, {"INT32_MIN", "INT32_MAX"}}, {DType::Int64, {"INT64_MIN", "INT64_MAX"}},
+        {DType::UInt8, {"0", "UINT8_MAX"}},         {DType::UInt16, {"0", "UINT16_MAX"}},
+        {DType::UInt32, {"0", "UINT32_MAX"}},       {DType::UInt64, {"0", "UINT64_MAX"}}};
+    switch (op) {
+      case Op::Sum:
+        return fp ? fmt::format("static_cast<{}>(-0.0)", c) : fmt::format("static_cast<{}>(0)", c);
+      case Op::Product:
+        return fmt::format("static_cast<{}>(1)", c);
+      case Op::Min:
+      case Op::Max: {
+        if (fp) return fmt::format("static_cast<{}>({}INFINITY)", c, op == Op::Min ? "" : "-");
+        auto it = limits.find(t);
+        if (it == limits.end()) return "";
+        return fmt::format("static_cast<{}>({})", c, op == Op::Min ? it->second.second : it->second.first);
+      }
+      case Op::Lambda:
+        return "";
+    }
+    return "";
   }
 
   /// The dtype of the element written: the output connector's for a tasklet, else the data's.
