@@ -120,6 +120,8 @@ class UnitBuilder {
     // unit: programs with the same tasklets share the unit, and so the memory of its check
     // (compiler/Compile.cpp; GT4Py's timer tasklets are the same in every GT4Py program).
     append(unit_prefix(target_));
+    // CBLAS for tasklets DaCe expanded into CBLAS calls (expand-library-nodes), as generated code
+    if (root.libraries.count("cblas")) append("#include <cblas.h>\n");
     if (!root.global_code.code.empty()) {
       add_code_segment(Segment::GlobalCode, "/attributes/global_code", root.global_code.code);
       global_ids_ = identifiers_in(root.global_code.code);

@@ -207,7 +207,8 @@ void FramePrinter::prologue(CodeWriter& w) {
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(fmt::format("#include \"{}\"", target_info(options_.target).runtime_header));
   if (gpu_ && !split_) w.line("#include \"sdfc/gpu_atomics.h\"");
-  if (root_.libraries.count("cblas")) w.line("#include \"sdfc/blas.h\"  // --blas vendor: CBLAS on host data");
+  if (root_.libraries.count("cblas"))
+    w.line("#include \"sdfc/blas.h\"  // CBLAS on host data (--blas vendor, DaCe's CBLAS tasklets)");
   if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
   if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
   w.line("");

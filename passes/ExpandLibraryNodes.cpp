@@ -342,9 +342,35 @@ void Expander::reduce(const Site& x) {
 
 using library::Expander;
 
+namespace {
+
+/// CPP tasklets of library nodes DaCe expanded itself into CBLAS calls (auto_optimize picks its
+/// OpenBLAS or MKL implementation: `cblas_dgemm(CblasColMajor, ...)`) carry DaCe's environment:
+/// the program then includes <cblas.h> and links the BLAS library, as sdfc's own vendor calls do.
+bool uses_dace_cblas(const Node& n) {
+  auto envs = n.extra.find("environments");
+  if (n.kind != NodeKind::Tasklet || envs == n.extra.end() || !envs->is_array()) return false;
+  for (auto& e : *envs) {
+    if (!e.is_string()) continue;
+    std::string name = e.get<std::string>();
+    if (name == "dace.libraries.blas.environments.openblas.OpenBLAS" ||
+        name == "dace.libraries.blas.environments.intel_mkl.IntelMKL")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void expand_library_nodes(SDFG& sdfg, const CompileOptions& options) {
   sdfg.libraries.clear();
   Expander(options, sdfg.libraries).sdfg(sdfg, "", false);
+  walk::for_each_sdfg(sdfg, "", [&](const SDFG& s, const std::string& ptr) {
+    walk::for_each_block(s.root, ptr, [&](const Block& b, const std::string&) {
+      for (auto& n : b.nodes)
+        if (uses_dace_cblas(*n)) sdfg.libraries.insert("cblas");
+    });
+  });
 }
 
 }  // namespace sdfc

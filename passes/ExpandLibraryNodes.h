@@ -26,7 +26,10 @@
 /// first copied into the output by a map (the call applies beta there). Everything else — nodes
 /// inside maps, other dtypes, operands with no BLAS layout, Dot, Ger, batched products, Transpose,
 /// Reduce — is expanded pure as above. GPU data on the HIP target is refused (no hipBLAS in
-/// Debian). The dump shows each decision (`library-call=cblas`).
+/// Debian). The dump shows each decision (`library-call=cblas`). CPP tasklets of library nodes
+/// DaCe expanded itself into CBLAS calls (its OpenBLAS or IntelMKL environment on the tasklet, as
+/// auto_optimize leaves NPBench's products) put "cblas" into `libraries` too: the program includes
+/// CBLAS and links it, and the tasklet check sees <cblas.h>.
 /// Schedules: inside a map scope every loop of an expansion is sequential (normalize makes its
 /// Default maps so: the enclosing iteration or GPU thread runs it); outside, the maps over output
 /// elements are Default (CPU_Multicore after normalize) for host data and GPU_Device kernels for

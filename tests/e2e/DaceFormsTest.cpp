@@ -119,3 +119,31 @@ TEST(ConditionalWcr, AGeneralLambdaOnADynamicOutputIsRefused) {
   EXPECT_NE(e.find("dynamic output \"o\" of tasklet \"pos\" with write-conflict resolution"), std::string::npos) << e;
   EXPECT_NE(e.find("only a sum, product, min or max has an identity"), std::string::npos) << e;
 }
+
+TEST(DaceCblas, DaCesOwnCblasExpansionRunsWithTheBlasLibrary) {
+  // NPBench's gemm, C = alpha * A @ B + beta * C, as DaCe's auto_optimize expands it (a CPP tasklet
+  // calling cblas_dgemm, with DaCe's OpenBLAS environment), against a product computed here.
+  constexpr int NI = 5, NJ = 4, NK = 3;
+  Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/dace_openblas_gemm.sdfg");
+  std::vector<double> A(NI * NK), B(NK * NJ), C(NI * NJ);
+  for (int i = 0; i < NI * NK; ++i) A[i] = 0.5 * i - 1;
+  for (int i = 0; i < NK * NJ; ++i) B[i] = 2.0 - 0.25 * i;
+  for (int i = 0; i < NI * NJ; ++i) C[i] = i;
+  std::vector<double> expected(NI * NJ);
+  for (int i = 0; i < NI; ++i)
+    for (int j = 0; j < NJ; ++j) {
+      double s = 0;
+      for (int k = 0; k < NK; ++k) s += A[i * NK + k] * B[k * NJ + j];
+      expected[i * NJ + j] = 1.5 * s + 0.25 * C[i * NJ + j];
+    }
+  p.set_array("A", A.data(), A.size());
+  p.set_array("B", B.data(), B.size());
+  p.set_array("C", C.data(), C.size());
+  p.set_value("alpha", 1.5);
+  p.set_value("beta", 0.25);
+  p.set_value("NI", NI);
+  p.set_value("NJ", NJ);
+  p.set_value("NK", NK);
+  p.call();
+  for (int i = 0; i < NI * NJ; ++i) EXPECT_DOUBLE_EQ(C[i], expected[i]) << i;
+}
