@@ -402,9 +402,11 @@ void Emitter::emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::s
   const DataDesc* dd = c.data(dst);
   const Range& rs = ends.src;
   const Range& rd = ends.dst;
-  // Pair the dimensions that move more than one element (legalize refused copies that reshape).
+  // Pair the dimensions that move more than one element; a copy that reshapes (legalize allows it
+  // on the host, with as many elements on both sides) pairs the elements of both sides in C order.
   auto ds = moved_dimensions(rs), dd_dims = moved_dimensions(rd);
-  SDFC_ASSERT(ds.size() == dd_dims.size(), "reshaping copy not legalized: " + ep);
+  const bool reshape = ds.size() != dd_dims.size();
+  SDFC_ASSERT(!reshape || e.stream < 0 || c.in_kernel, "reshaping GPU copy not legalized: " + ep);
   if (e.stream >= 0 && !c.in_kernel) {
     emit_gpu_copy(c, src, dst, rs, rd, ds, dd_dims, e, ep, w);
     stream_record(e.stream, e.record_event, w);
@@ -412,12 +414,26 @@ void Emitter::emit_copy(Ctx& c, const Block& st, const DataEdge& e, const std::s
   }
   w.line(fmt::format("// copy {}[{}] -> {}[{}] ({})", src, range_str(rs), dst, range_str(rd), ep));
   std::vector<Expr> is = starts(rs), id = starts(rd);
+  auto at = [](const RangeDim& r, const Expr& k) {
+    return make_binary(BinOp::Add, r.start, make_binary(BinOp::Mul, k, r.step));
+  };
+  Expr linear = make_int(0);  // of a reshape: the element's place in the source side, in C order
   for (std::size_t k = 0; k < ds.size(); ++k) {
     std::string v = fmt::format("__c{}", k);
     w.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0})", v, sym(extent(rs[ds[k]]))));
     Expr var = make_symbol(v);
-    is[ds[k]] = make_binary(BinOp::Add, rs[ds[k]].start, make_binary(BinOp::Mul, var, rs[ds[k]].step));
-    id[dd_dims[k]] = make_binary(BinOp::Add, rd[dd_dims[k]].start, make_binary(BinOp::Mul, var, rd[dd_dims[k]].step));
+    is[ds[k]] = at(rs[ds[k]], var);
+    if (!reshape) id[dd_dims[k]] = at(rd[dd_dims[k]], var);
+    linear = make_binary(BinOp::Add, make_binary(BinOp::Mul, linear, extent(rs[ds[k]])), var);
+  }
+  if (reshape) {
+    Expr inner = make_int(1);  // the elements of the destination's moved dimensions after j
+    for (std::size_t j = dd_dims.size(); j-- > 0;) {
+      Expr k = make_binary(BinOp::FloorDiv, linear, inner);
+      if (j > 0) k = make_binary(BinOp::Mod, k, extent(rd[dd_dims[j]]));
+      id[dd_dims[j]] = at(rd[dd_dims[j]], simplify(k));
+      inner = make_binary(BinOp::Mul, inner, extent(rd[dd_dims[j]]));
+    }
   }
   emit_write(element(c, dst, id, ep), element(c, src, is, ep), dd->dtype, e, ep, w);
   for (std::size_t k = 0; k < ds.size(); ++k) w.close();

@@ -29,6 +29,13 @@ RangeDim single(const Expr& x) {
   return {s, s, make_int(1), make_int(1)};
 }
 
+/// What a range of a view is used for (ViewMap::map).
+enum class RangeUse {
+  Element,        ///< one element (a tasklet's connector)
+  StartAndBound,  ///< only its start and a bound: nested SDFG arguments, the outer memlets of a scope
+  CopySide,       ///< one side of a copy between two containers
+};
+
 /// How coordinates of one view node become coordinates of the container it views.
 class ViewMap {
  public:
@@ -56,9 +63,11 @@ class ViewMap {
   const Range& viewed() const { return viewed_; }
   bool linear() const { return linear_; }
 
-  /// `r` (in the view's coordinates) in the container's coordinates; `whole_ok`: a range that
-  /// only needs its start and a bound (nested SDFG arguments, scope memlets).
-  Range map(const Range& r, bool whole_ok, const std::string& where) const {
+  /// `r` (in the view's coordinates) in the container's coordinates. `use`: what the range is
+  /// for: one element, a range that only needs its start and a bound (nested SDFG arguments, scope
+  /// memlets), or one side of a copy between containers.
+  Range map(const Range& r, RangeUse use, const std::string& where) const {
+    const bool whole_ok = use == RangeUse::StartAndBound;
     if (r.size() != v_.shape.size())
       refuse(where, fmt::format("subset of view \"{}\" has {} dimension(s), the view has {}", view_, r.size(),
                                 v_.shape.size()));
@@ -91,9 +100,15 @@ class ViewMap {
     bool from_first = true;
     for (std::size_t j = 0; j < r.size(); ++j)
       from_first = from_first && same_value(add(r[j].start, v_.offset[j]), make_int(0));
+    // A copy of the whole view is a copy of the viewed part of the container when that part is
+    // one block of memory in C order: element k of the view is then its k-th element, as a
+    // reshaping copy pairs them (emit_copy: both sides in C order).
+    if (use == RangeUse::CopySide && from_first && whole_view(r) && contiguous(v_) && dense_viewed_part())
+      return viewed_;
     if (!whole_ok || !from_first)
       refuse(where, fmt::format("view \"{}\" reshapes \"{}\"; a part of it that is not one element can only be "
-                                "passed whole to a nested SDFG or a map",
+                                "passed whole to a nested SDFG or a map, or copied whole where it views one "
+                                "block of memory",
                                 view_, container_));
     return viewed_;
   }
@@ -113,6 +128,30 @@ class ViewMap {
     std::string s;
     for (auto& x : xs) s += (s.empty() ? "" : ", ") + print_expr(simplify(x));
     return s;
+  }
+  /// `r` is every element of the view, in order.
+  bool whole_view(const Range& r) const {
+    for (std::size_t j = 0; j < r.size(); ++j)
+      if (!same_value(r[j].step, make_int(1)) || !same_value(range_extent(r[j]), v_.shape[j])) return false;
+    return true;
+  }
+  /// The viewed part is one block of the (C-contiguous) container's memory: after its first moved
+  /// dimension (step 1) every dimension is whole.
+  bool dense_viewed_part() const {
+    bool moved = false;
+    for (std::size_t d = 0; d < viewed_.size(); ++d) {
+      if (!same_value(c_.offset[d], make_int(0))) return false;
+      const RangeDim& x = viewed_[d];
+      if (moved) {
+        if (!same_value(x.start, make_int(0)) || !same_value(x.step, make_int(1)) ||
+            !same_value(range_extent(x), c_.shape[d]))
+          return false;
+      } else if (!same_value(range_extent(x), make_int(1))) {
+        if (!same_value(x.step, make_int(1))) return false;
+        moved = true;
+      }
+    }
+    return true;
   }
   static bool contiguous(const DataDesc& d) {
     auto c = c_order_strides(d.shape);
@@ -254,8 +293,10 @@ class Folder {
                              "views, directly or through a map scope",
                              name, to_string(through)));
     EdgeSubsets subs = edge_subsets(sdfg_, st, edge);
-    if (!subs.error.empty()) refuse(ep, subs.error);
     const std::string container = read_view ? subs.src_data : subs.dst_data;
+    // Only the container's side of the viewed edge matters: a memlet that names the container
+    // gives it even where its dimensions do not pair with the view's (a reshaping view).
+    if (!subs.error.empty() && (container.empty() || edge.memlet.data != container)) refuse(ep, subs.error);
     if (container.empty() || container == name)
       refuse(ep, fmt::format("the memlet path through which view \"{}\" views its data does not reach an access node",
                              name));
@@ -290,12 +331,17 @@ class Folder {
       // start, addressed with the inner descriptor's strides) and the outer memlets of a scope.
       bool whole_ok = is_scope_passage(st, x) || st.node(x.src).kind == NodeKind::NestedSDFG ||
                       st.node(x.dst).kind == NodeKind::NestedSDFG;
+      bool copy = !xs.src_data.empty() && !xs.dst_data.empty();
+      RangeUse use = whole_ok ? RangeUse::StartAndBound : copy ? RangeUse::CopySide : RangeUse::Element;
       Change c{i, std::nullopt, std::nullopt};
       if (x.memlet.data == name) {
-        c.subset = m.map(x.memlet.subset ? *x.memlet.subset : full_range(*vd), whole_ok, xp);
+        c.subset = m.map(x.memlet.subset ? *x.memlet.subset : full_range(*vd), use, xp);
+        // The copy's other side, explicit: it no longer pairs with the container's dimensions.
+        if (use == RangeUse::CopySide && m.linear() && !x.memlet.other_subset)
+          c.other = xs.data_is_src ? xs.dst : xs.src;
       } else {
         bool view_is_src = at_src && !xs.data_is_src;
-        c.other = m.map(view_is_src ? xs.src : xs.dst, whole_ok, xp);
+        c.other = m.map(view_is_src ? xs.src : xs.dst, use, xp);
       }
       changes.push_back(std::move(c));
     }

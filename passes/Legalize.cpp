@@ -114,9 +114,12 @@ class Legalizer {
       error(dp + "/attributes/lifetime",
             fmt::format("lifetime Global of \"{}\" is not supported yet; use SDFG or Persistent", n));
     if (!root && (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External))
-      error(dp + "/attributes/lifetime", fmt::format("{} transient \"{}\" inside a nested SDFG is not supported yet; "
-                                                     "move it to the top-level SDFG",
-                                                     to_string(d.lifetime), n));
+      error(dp + "/attributes/lifetime",
+            fmt::format("{} transient \"{}\" inside a nested SDFG: sdfc moves such a transient to the top-level "
+                        "SDFG (allocated once, as DaCe does) only when no map scope encloses the nested SDFG and "
+                        "its shape depends on the program's arguments alone; here it cannot. Make it Scope or SDFG "
+                        "lifetime, or declare it in the top-level SDFG",
+                        to_string(d.lifetime), n));
   }
 
   /// Break and continue need a LoopRegion of their own SDFG around them.
@@ -167,17 +170,34 @@ class Legalizer {
     }
   }
 
-  /// A copy between the containers at the ends of an edge's memlet path: both subsets known, the
-  /// same number of moved dimensions (no reshape); through the GPU runtime (a copy with a stream),
-  /// one dtype and no negative step or stride.
+  /// A copy between the containers at the ends of an edge's memlet path: both subsets known; one
+  /// that reshapes (moves a different number of dimensions on each side) only on the host, with the
+  /// same number of elements on both sides (paired in C order); through the GPU runtime (a copy
+  /// with a stream), one dtype and no negative step or stride.
   void copy(const SDFG& s, const Block& st, const DataEdge& e, const std::string& ep) {
     EdgeSubsets ends = edge_subsets(s, st, e);
     if (!ends.error.empty()) return error(ep + "/attributes/data", ends.error);
     auto ds = moved_dimensions(ends.src), dd = moved_dimensions(ends.dst);
-    if (ds.size() != dd.size())
-      return error(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions), which is not "
-                                   "supported yet",
-                                   ends.src_data, ends.dst_data, ds.size(), dd.size()));
+    if (ds.size() != dd.size()) {
+      auto on_gpu = [&](const std::string& name) {
+        const DataDesc* d = s.find_data(name);
+        return d && (d->storage == StorageType::GPU_Global || d->storage == StorageType::GPU_Shared);
+      };
+      if (e.stream >= 0 || on_gpu(ends.src_data) || on_gpu(ends.dst_data))
+        return error(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions) and involves "
+                                     "GPU memory; not supported yet (reshape on the host, or give both sides the same "
+                                     "moved dimensions)",
+                                     ends.src_data, ends.dst_data, ds.size(), dd.size()));
+      Expr n_src = make_int(1), n_dst = make_int(1);
+      for (auto k : ds) n_src = make_binary(BinOp::Mul, n_src, range_extent(ends.src[k]));
+      for (auto k : dd) n_dst = make_binary(BinOp::Mul, n_dst, range_extent(ends.dst[k]));
+      if (!same_value(n_src, n_dst))
+        return error(
+            ep, fmt::format("copy from \"{}\" to \"{}\" reshapes {} element(s) into {}: sdfc copies a "
+                            "reshape only where both sides have the same number of elements",
+                            ends.src_data, ends.dst_data, print_expr(simplify(n_src)), print_expr(simplify(n_dst))));
+      return;
+    }
     const DataDesc* sd = s.find_data(ends.src_data);
     const DataDesc* dd_desc = s.find_data(ends.dst_data);
     if (e.stream < 0 || !sd || !dd_desc) return;

@@ -283,8 +283,10 @@ class ModeApplier {
   std::set<std::string> args_;  ///< the program's arguments (its free symbols)
   TransientMode mode_;
 
-  /// Moves each transient of nested SDFG node `x` that the mode converts at the top level, and
-  /// each constant, into `parent`, connected to `x` through a connector of the transient's name.
+  /// Moves each transient of nested SDFG node `x` that the mode converts at the top level, each
+  /// constant, and each transient the file declares Persistent or External (DaCe's auto_optimize
+  /// makes nested SDFGs' transients persistent) into `parent`, connected to `x` through a connector
+  /// of the transient's name. A declared lifetime is kept: level by level it reaches the top.
   void lift(SDFG& parent, Block& st, int x, const Call& call, const ToTop& to_top) {
     SDFG& inner = *st.node(x).sdfg;
     std::set<std::string> outside = used_outside_maps(inner);
@@ -292,7 +294,8 @@ class ModeApplier {
     bool by_mode = mode_ == TransientMode::Persistent || mode_ == TransientMode::External;
     for (auto& [name, d] : inner.arrays) {
       bool constant = d.transient && !d.constant.is_null();
-      if (!constant && !(by_mode && selected(name, d, outside))) continue;
+      bool declared = d.transient && (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External);
+      if (!constant && !declared && !(by_mode && selected(name, d, outside))) continue;
       // The layout in the parent's symbols; at the top it must depend only on arguments, so that
       // the transient can be sized at init and the program's signature does not change.
       DataDesc lifted = d;
@@ -312,6 +315,7 @@ class ModeApplier {
       std::string outer_name = fresh_name(parent, st.node(x).label + "_" + name);
       d.transient = false;
       d.constant = nullptr;
+      if (declared) d.lifetime = Lifetime::Scope;  // an argument now; the lifted container keeps it
       bool writes = usage.written.count(name) > 0;
       bool reads = usage.read.count(name) > 0 || !writes;  // an unused one is still an argument
       parent.arrays.emplace_back(outer_name, std::move(lifted));

@@ -147,3 +147,116 @@ TEST(DaceCblas, DaCesOwnCblasExpansionRunsWithTheBlasLibrary) {
   p.call();
   for (int i = 0; i < NI * NJ; ++i) EXPECT_DOUBLE_EQ(C[i], expected[i]) << i;
 }
+
+TEST(NestedPersistent, ATransientDeclaredPersistentInANestedSdfgKeepsItsValueBetweenCalls) {
+  // DaCe's auto_optimize makes transients of nested SDFGs Persistent. tests/data/
+  // make_nested_persistent.py: the nested SDFG copies tmp[0] into prev (what the previous call
+  // left), then writes tmp = 2 * A and B = tmp + 1. transient-lifetimes moves tmp to the top level.
+  constexpr int N = 5;
+  Program p = Program::compile_file(std::string(SDFC_TEST_DATA) + "/nested_persistent.sdfg");
+  std::vector<double> A(N), B(N, -1), prev(1, -1);
+  p.set_array("A", A.data(), N);
+  p.set_array("B", B.data(), N);
+  p.set_array("prev", prev.data(), 1);
+  p.set_value("N", N);
+  for (int call = 0; call < 3; ++call) {
+    for (int i = 0; i < N; ++i) A[i] = 10.0 * call + i;
+    p.call();
+    for (int i = 0; i < N; ++i) EXPECT_DOUBLE_EQ(B[i], 2 * A[i] + 1) << call << " " << i;
+    if (call > 0) {
+      EXPECT_DOUBLE_EQ(prev[0], 2 * (10.0 * (call - 1))) << call;
+    }
+  }
+}
+
+TEST(NestedPersistent, OneInsideAMapScopeIsRefused) {
+  std::string e = "no error";
+  try {
+    Program::compile_file(std::string(SDFC_TEST_DATA) + "/nested_persistent_in_map.sdfg");
+  } catch (const Error& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("/attributes/_arrays/tmp/attributes/lifetime"), std::string::npos) << e;
+  EXPECT_NE(e.find("only when no map scope encloses the nested SDFG"), std::string::npos) << e;
+}
+
+namespace {
+
+std::string reshapes(const std::string& name) {
+  return std::string(SDFC_TEST_DATA) + "/reshapes/" + name + ".sdfg";
+}
+
+}  // namespace
+
+TEST(ReshapingCopies, ACopyThroughAReshapingViewPairsTheElementsInCOrder) {
+  // DaCe's reshape_test: A[2, 3] viewed as Av[6] and copied to B[6], the memlet naming the view or B.
+  for (const char* name : {"reshape_copy", "reshape_copy_dst"}) {
+    Program p = Program::compile_file(reshapes(name));
+    std::vector<double> A(6), B(6, -1);
+    for (int i = 0; i < 6; ++i) A[i] = 1.5 * i + 1;
+    p.set_array("A", A.data(), A.size());
+    p.set_array("B", B.data(), B.size());
+    p.call();
+    for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << name << " " << i;
+  }
+}
+
+TEST(ReshapingCopies, ABlockOfAnArrayViewedFlatIsReadElementByElement) {
+  // A[1, 0:3, 0:4] of A[2, 3, 4] viewed as Av[12]; B[i] += Av[i].
+  Program p = Program::compile_file(reshapes("reshape_subset"));
+  std::vector<double> A(24), B(12);
+  for (int i = 0; i < 24; ++i) A[i] = 0.25 * i;
+  for (int i = 0; i < 12; ++i) B[i] = 100 + i;
+  p.set_array("A", A.data(), A.size());
+  p.set_array("B", B.data(), B.size());
+  p.call();
+  for (int i = 0; i < 12; ++i) EXPECT_DOUBLE_EQ(B[i], 100 + i + A[12 + i]) << i;
+}
+
+TEST(ReshapingCopies, NumpysReshapeOfTheDestinationIsWrittenInCOrder) {
+  // C = np.reshape(B, [2, 3, 4]); C[:] = A with B[8, 3]: B's elements in C order are A's.
+  Program p = Program::compile_file(reshapes("reshape_dst"));
+  std::vector<double> A(24), B(24, -1);
+  for (int i = 0; i < 24; ++i) A[i] = 3.0 - 0.5 * i;
+  p.set_array("A", A.data(), A.size());
+  p.set_array("B", B.data(), B.size());
+  p.call();
+  for (int i = 0; i < 24; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << i;
+}
+
+TEST(ReshapingCopies, AViewOfAPartReadsMemoryAsDaCesPointerDoes) {
+  // Av[4] views A[0:2, 0:2] of A[2, 3] with stride 1: DaCe's view is a pointer to A[0, 0] with the
+  // view's strides, so Av holds A's first 4 elements in memory (DaCe's own build: [1, 2, 3, 4] for
+  // A = 1..6), not the part's elements in C order.
+  Program p = Program::compile_file(reshapes("reshape_strided_part"));
+  std::vector<double> A{1, 2, 3, 4, 5, 6}, B(4, -1);
+  p.set_array("A", A.data(), A.size());
+  p.set_array("B", B.data(), B.size());
+  p.call();
+  for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << i;
+}
+
+TEST(ReshapingCopies, AHostCopyBetweenPartsOfDifferentSizesIsRefused) {
+  // C[0:N, 0:N] -> D[0:N]: a reshape of N * N elements into N.
+  SDFGBuilder b("reshape_sizes");
+  b.symbol("N").array("C", DType::Float64, {"N", "N"}).array("D", DType::Float64, {"N"});
+  auto s = b.state("s");
+  s.copy(s.access("C"), s.access("D"), "0:N, 0:N", "0:N");
+  std::string e = refusal(write_sdfg(*b.build()));
+  EXPECT_NE(e.find("copy from \"C\" to \"D\" reshapes N ** 2 element(s) into N"), std::string::npos) << e;
+}
+
+TEST(ReshapingCopies, AHostCopyThatReshapesPairsTheElementsInCOrder) {
+  // C[1:3, 0:4] (8 elements) -> D[0:2, 0:2, 0:2]: D's elements in C order are C's rows 1 and 2.
+  SDFGBuilder b("reshape_host");
+  b.array("C", DType::Float64, {"4", "4"}).array("D", DType::Float64, {"2", "2", "2"});
+  auto s = b.state("s");
+  s.copy(s.access("C"), s.access("D"), "1:3, 0:4", "0:2, 0:2, 0:2");
+  Program p = Program::compile_string(write_sdfg(*b.build()));
+  std::vector<double> C(16), D(8, -1);
+  for (int i = 0; i < 16; ++i) C[i] = i;
+  p.set_array("C", C.data(), C.size());
+  p.set_array("D", D.data(), D.size());
+  p.call();
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(D[i], C[4 + i]) << i;
+}
