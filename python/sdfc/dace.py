@@ -15,6 +15,7 @@ docs/python.md ("sdfc as DaCe's compiler").
 import contextlib
 import copy
 import ctypes
+import fcntl
 import functools
 import hashlib
 import json
@@ -361,9 +362,31 @@ def _bind_as_the_library_takes(compiled):
 # --------------------------------------------------------------------------------------- compile
 
 
+@contextlib.contextmanager
+def _folder_lock(build_folder):
+    """Holds the build folder's lock: DaCe names the folder after the SDFG, so processes that
+    compile different SDFGs of one name (pytest-xdist workers, a job's ranks) share it, and one
+    could otherwise load the library another just wrote there. Between the check of what exists,
+    the build and the load (a loaded library stays as it was when the file is replaced)."""
+    lock_path = pathlib.Path(build_folder) / _SDFC_FOLDER / ".lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _compile(sdfg, options, output_file=None, validate=True, return_program_handle=True):
     """``dace.SDFG.compile`` with sdfc in place of DaCe's code generator and CMake: the same
-    steps, the same folder, the same loader (see DaCe's ``SDFG.compile``)."""
+    steps, the same folder, the same loader (see DaCe's ``SDFG.compile``), under the folder's lock
+    (:func:`_folder_lock`)."""
+    with _folder_lock(sdfg.build_folder):
+        return _compile_locked(sdfg, options, output_file, validate, return_program_handle)
+
+
+def _compile_locked(sdfg, options, output_file, validate, return_program_handle):
     from dace.codegen import compiler
     from dace.config import Config
 

@@ -721,3 +721,56 @@ def test_function_call_regions_run_as_regions():
     values = np.array([1.0, -1.0, 2.5])
     np.testing.assert_array_equal(sdfg(values, N=3), 5 * values + 10)
 
+
+
+_SAME_NAME_WORKER = """
+import sys
+import numpy as np
+import dace
+import sdfc.dace
+
+variant, folder = int(sys.argv[1]), sys.argv[2]
+N = dace.symbol("N")
+wrong = 0
+for r in range(int(sys.argv[3])):
+    factor = 1000 * variant + r  # a different program in every round and in each process
+    sdfg = dace.SDFG("same_name")
+    sdfg.add_array("x", [N], dace.float64)
+    sdfg.add_array("y", [N], dace.float64)
+    sdfg.add_state().add_mapped_tasklet("scale", {"i": "0:N"}, {"a": dace.Memlet("x[i]")}, f"b = {factor} * a",
+                                        {"b": dace.Memlet("y[i]")}, external_edges=True)
+    with dace.config.set_temporary("default_build_folder", value=folder):
+        compiled = sdfc.dace.compile(sdfg)
+    x = np.arange(4, dtype=np.float64) + 1
+    y = np.zeros(4)
+    compiled(x=x, y=y, N=4)
+    wrong += int(not np.array_equal(y, factor * x))
+    del compiled
+print("wrong", wrong)
+"""
+
+
+def test_programs_of_one_name_built_at_once_by_two_processes_each_run_their_own(tmp_path, compiler):
+    """Two processes compiling different SDFGs of the same name into one DaCe build folder (DaCe's
+    folder is named after the SDFG; pytest-xdist workers running DaCe's reshape tests do this): each
+    loads the library it built, never the other's (the build and the load hold the folder's lock;
+    with DaCe's own compiler such runs load each other's libraries)."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "worker.py"
+    script.write_text(_SAME_NAME_WORKER)
+    # the workers import DaCe and sdfc from where this process found them
+    path = os.pathsep.join(p for p in sys.path if p)
+    env = dict(os.environ, SDFC=compiler, SDFC_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=path)
+    folder = str(tmp_path / "dacecache")
+    workers = [
+        subprocess.Popen([sys.executable, str(script), str(v), folder, "6"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+        for v in (1, 2)
+    ]
+    for w in workers:
+        out, err = w.communicate(timeout=600)
+        assert w.returncode == 0, err
+        assert out.split()[-2:] == ["wrong", "0"], out + err
