@@ -30,6 +30,7 @@
 
 #include "lap3d_generated_lead.inc"
 #include "lap3d_now.inc"
+#include "lap3d_widened.inc"
 
 int main(int argc, char** argv) {
   const int nx = argc > 3 ? std::atoi(argv[1]) : 512, ny = argc > 3 ? std::atoi(argv[2]) : 512,
@@ -108,6 +109,22 @@ int main(int argc, char** argv) {
   });
   report("now with int symbols, plain launch", [&](double* dst) {
     gen_now_int32<<<grid, block, 0, s>>>(dst, u, 0, si, 0, sj, 0, sk, 0, si, 0, sj, 0, sk, inv, nx, ny, nz);
+  });
+  report("now, int symbols widened at the top, dependent launch", [&](double* dst) {
+    CHECK(sdfc::gpu::launch_dependent(gen_widened, grid, block, s, dst, u, 0, si, 0, sj, 0, sk, 0, si, 0, sj, 0, sk,
+                                      inv, nx, ny, nz));
+  });
+  report("now, int strides and starts widened, dependent launch", [&](double* dst) {
+    CHECK(sdfc::gpu::launch_dependent(gen_widened_strides, grid, block, s, dst, u, 0, si, 0, sj, 0, sk, 0, si, 0, sj, 0,
+                                      sk, inv, NX, NY, NZ));
+  });
+  report("now, common offsets hoisted per container, dependent launch", [&](double* dst) {
+    CHECK(sdfc::gpu::launch_dependent(gen_hoisted, grid, block, s, dst, u, 0, SI, 0, SJ, 0, SK, 0, SI, 0, SJ, 0, SK,
+                                      inv, NX, NY, NZ));
+  });
+  report("grouped products (sdfc after this experiment), dependent launch", [&](double* dst) {
+    CHECK(sdfc::gpu::launch_dependent(gen_grouped, grid, block, s, dst, u, 0, SI, 0, SJ, 0, SK, 0, SI, 0, SJ, 0, SK,
+                                      inv, NX, NY, NZ));
   });
   report("now without the prologue, plain launch", [&](double* dst) {
     gen_now_noprologue<<<grid, block, 0, s>>>(dst, u, 0, SI, 0, SJ, 0, SK, 0, SI, 0, SJ, 0, SK, inv, NX, NY, NZ);
