@@ -32,7 +32,8 @@ RangeDim single(const Expr& x) {
 /// What a range of a view is used for (ViewMap::map).
 enum class RangeUse {
   Element,        ///< one element (a tasklet's connector)
-  StartAndBound,  ///< only its start and a bound: nested SDFG arguments, the outer memlets of a scope
+  StartAndBound,  ///< only its start and a bound: nested SDFG arguments, the outer memlets of a scope,
+                  ///< a C++ tasklet's pointer connector
   CopySide,       ///< one side of a copy between two containers
 };
 
@@ -329,8 +330,13 @@ class Folder {
       if (!xs.error.empty()) refuse(xp, xs.error);
       // Where a range is only a start and a bound: a nested SDFG's argument (a pointer to the
       // start, addressed with the inner descriptor's strides) and the outer memlets of a scope.
+      // A C++ tasklet's connector of more than one element is a pointer to the first (its code
+      // indexes memory as DaCe passes it: from the view's first element, with the view's strides).
+      auto cpp_tasklet = [&](int n) {
+        return st.node(n).kind == NodeKind::Tasklet && st.node(n).code.language == Language::CPP;
+      };
       bool whole_ok = is_scope_passage(st, x) || st.node(x.src).kind == NodeKind::NestedSDFG ||
-                      st.node(x.dst).kind == NodeKind::NestedSDFG;
+                      st.node(x.dst).kind == NodeKind::NestedSDFG || cpp_tasklet(x.src) || cpp_tasklet(x.dst);
       bool copy = !xs.src_data.empty() && !xs.dst_data.empty();
       RangeUse use = whole_ok ? RangeUse::StartAndBound : copy ? RangeUse::CopySide : RangeUse::Element;
       Change c{i, std::nullopt, std::nullopt};

@@ -260,3 +260,16 @@ TEST(ReshapingCopies, AHostCopyThatReshapesPairsTheElementsInCOrder) {
   p.call();
   for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(D[i], C[4 + i]) << i;
 }
+
+TEST(ReshapingCopies, AWholeReshapingViewReachesACppTaskletAsAPointerToItsFirstElement) {
+  // A[2, 3] viewed as Av[6], whole, on a C++ tasklet's pointer connector (DaCe's CBLAS expansions
+  // take NPBench's lenet reshapes so): s = sum of (k + 1) * Av[k].
+  Program p = Program::compile_file(reshapes("reshape_cpp_tasklet"));
+  std::vector<double> A{1, 2, 3, 4, 5, 6}, s(1, -1);
+  p.set_array("A", A.data(), A.size());
+  p.set_array("s", s.data(), s.size());
+  p.call();
+  double want = 0;
+  for (int k = 0; k < 6; ++k) want += (k + 1) * A[k];
+  EXPECT_DOUBLE_EQ(s[0], want);
+}

@@ -9,6 +9,8 @@
 - reshape_strided_part.sdfg: A[0:2, 0:2] of A[2, 3] viewed as Av[4] (stride 1) and copied to B[4]:
   the view's elements are A's memory from A[0, 0] on (DaCe's view is a pointer), not the part's
   elements in C order;
+- reshape_cpp_tasklet.sdfg: A[2, 3] viewed as Av[6] and passed whole to a C++ tasklet's pointer
+  connector (as DaCe's CBLAS expansions take NPBench's lenet reshapes): s = sum of (k + 1) * Av[k];
 - reshape_not_one_block.sdfg: A[0:2, 0:2] of A[2, 4] viewed as Av[2, 2] with strides (2, 1) (a
   reshape: no dimension of A has stride 2) and copied whole to B[2, 2]: the part is not one block of
   A's memory, so a copy in C order would pair other elements than the view's (sdfc refuses it).
@@ -48,6 +50,22 @@ def not_one_block():
     return sdfg
 
 
+def cpp_tasklet():
+    sdfg = dace.SDFG("reshape_cpp_tasklet")
+    sdfg.add_array("A", [2, 3], dace.float64)
+    sdfg.add_array("s", [1], dace.float64)
+    sdfg.add_view("Av", [6], dace.float64)
+    state = sdfg.add_state()
+    v = state.add_access("Av")
+    state.add_edge(state.add_read("A"), None, v, "views", dace.Memlet("A[0:2, 0:3]"))
+    t = state.add_tasklet("weighted", {"a": dace.pointer(dace.float64)}, {"out": dace.float64},
+                          "double sum = 0;\nfor (int k = 0; k < 6; ++k) sum += (k + 1) * a[k];\nout = sum;",
+                          language=dace.Language.CPP)
+    state.add_edge(v, None, t, "a", dace.Memlet("Av[0:6]"))
+    state.add_edge(t, "out", state.add_write("s"), None, dace.Memlet("s[0]"))
+    return sdfg
+
+
 def subset_in_map():
     sdfg = dace.SDFG("reshape_subset")
     sdfg.add_array("A", [2, 3, 4], dace.float64)
@@ -75,6 +93,7 @@ def main(folder):
         "reshape_dst": reshape_dst.to_sdfg(),
         "reshape_strided_part": copy_through_view("reshape_strided_part", False, "0:2, 0:2", (2, 3), 4),
         "reshape_not_one_block": not_one_block(),
+        "reshape_cpp_tasklet": cpp_tasklet(),
     }
     for name, sdfg in sdfgs.items():
         sdfg.validate()
