@@ -186,41 +186,39 @@ std::string reshapes(const std::string& name) {
   return std::string(SDFC_TEST_DATA) + "/reshapes/" + name + ".sdfg";
 }
 
+/// Compiles tests/data/reshapes/<name>.sdfg and calls it once on the named arrays.
+void call_reshape(const std::string& name, const std::vector<std::pair<const char*, std::vector<double>*>>& arrays) {
+  Program p = Program::compile_file(reshapes(name));
+  for (auto& [n, v] : arrays) p.set_array(n, v->data(), v->size());
+  p.call();
+}
+
 }  // namespace
 
 TEST(ReshapingCopies, ACopyThroughAReshapingViewPairsTheElementsInCOrder) {
   // DaCe's reshape_test: A[2, 3] viewed as Av[6] and copied to B[6], the memlet naming the view or B.
   for (const char* name : {"reshape_copy", "reshape_copy_dst"}) {
-    Program p = Program::compile_file(reshapes(name));
     std::vector<double> A(6), B(6, -1);
     for (int i = 0; i < 6; ++i) A[i] = 1.5 * i + 1;
-    p.set_array("A", A.data(), A.size());
-    p.set_array("B", B.data(), B.size());
-    p.call();
+    call_reshape(name, {{"A", &A}, {"B", &B}});
     for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << name << " " << i;
   }
 }
 
 TEST(ReshapingCopies, ABlockOfAnArrayViewedFlatIsReadElementByElement) {
   // A[1, 0:3, 0:4] of A[2, 3, 4] viewed as Av[12]; B[i] += Av[i].
-  Program p = Program::compile_file(reshapes("reshape_subset"));
   std::vector<double> A(24), B(12);
   for (int i = 0; i < 24; ++i) A[i] = 0.25 * i;
   for (int i = 0; i < 12; ++i) B[i] = 100 + i;
-  p.set_array("A", A.data(), A.size());
-  p.set_array("B", B.data(), B.size());
-  p.call();
+  call_reshape("reshape_subset", {{"A", &A}, {"B", &B}});
   for (int i = 0; i < 12; ++i) EXPECT_DOUBLE_EQ(B[i], 100 + i + A[12 + i]) << i;
 }
 
 TEST(ReshapingCopies, NumpysReshapeOfTheDestinationIsWrittenInCOrder) {
   // C = np.reshape(B, [2, 3, 4]); C[:] = A with B[8, 3]: B's elements in C order are A's.
-  Program p = Program::compile_file(reshapes("reshape_dst"));
   std::vector<double> A(24), B(24, -1);
   for (int i = 0; i < 24; ++i) A[i] = 3.0 - 0.5 * i;
-  p.set_array("A", A.data(), A.size());
-  p.set_array("B", B.data(), B.size());
-  p.call();
+  call_reshape("reshape_dst", {{"A", &A}, {"B", &B}});
   for (int i = 0; i < 24; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << i;
 }
 
@@ -228,11 +226,8 @@ TEST(ReshapingCopies, AViewOfAPartReadsMemoryAsDaCesPointerDoes) {
   // Av[4] views A[0:2, 0:2] of A[2, 3] with stride 1: DaCe's view is a pointer to A[0, 0] with the
   // view's strides, so Av holds A's first 4 elements in memory (DaCe's own build: [1, 2, 3, 4] for
   // A = 1..6), not the part's elements in C order.
-  Program p = Program::compile_file(reshapes("reshape_strided_part"));
   std::vector<double> A{1, 2, 3, 4, 5, 6}, B(4, -1);
-  p.set_array("A", A.data(), A.size());
-  p.set_array("B", B.data(), B.size());
-  p.call();
+  call_reshape("reshape_strided_part", {{"A", &A}, {"B", &B}});
   for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(B[i], A[i]) << i;
 }
 
@@ -264,11 +259,8 @@ TEST(ReshapingCopies, AHostCopyThatReshapesPairsTheElementsInCOrder) {
 TEST(ReshapingCopies, AWholeReshapingViewReachesACppTaskletAsAPointerToItsFirstElement) {
   // A[2, 3] viewed as Av[6], whole, on a C++ tasklet's pointer connector (DaCe's CBLAS expansions
   // take NPBench's lenet reshapes so): s = sum of (k + 1) * Av[k].
-  Program p = Program::compile_file(reshapes("reshape_cpp_tasklet"));
   std::vector<double> A{1, 2, 3, 4, 5, 6}, s(1, -1);
-  p.set_array("A", A.data(), A.size());
-  p.set_array("s", s.data(), s.size());
-  p.call();
+  call_reshape("reshape_cpp_tasklet", {{"A", &A}, {"s", &s}});
   double want = 0;
   for (int k = 0; k < 6; ++k) want += (k + 1) * A[k];
   EXPECT_DOUBLE_EQ(s[0], want);
