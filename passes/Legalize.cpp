@@ -181,7 +181,7 @@ class Legalizer {
     if (ds.size() != dd.size()) {
       auto on_gpu = [&](const std::string& name) {
         const DataDesc* d = s.find_data(name);
-        return d && (d->storage == StorageType::GPU_Global || d->storage == StorageType::GPU_Shared);
+        return d && is_gpu_storage(d->storage);
       };
       if (e.stream >= 0 || on_gpu(ends.src_data) || on_gpu(ends.dst_data))
         return error(ep, fmt::format("copy from \"{}\" to \"{}\" reshapes the data ({} to {} dimensions) and involves "

@@ -18,15 +18,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
-
+#include "experiment.h"
 #include "lap3d_corder_generated.inc"
 
 // The reference: one point per thread, no tricks.
@@ -82,26 +74,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(ref, 0, bytes));
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
   const int calls = 50, reps = 5;
-  auto time = [&](const std::function<void()>& launch) {
-    launch();
-    CHECK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int r = 0; r < reps; ++r) {
-      CHECK(cudaEventRecord(e0, s));
-      for (int c = 0; c < calls; ++c) launch();
-      CHECK(cudaEventRecord(e1, s));
-      CHECK(cudaEventSynchronize(e1));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      t.push_back(ms * 1e3f / calls);
-    }
-    std::sort(t.begin(), t.end());
-    return double(t[reps / 2]);
-  };
+  auto time = [&](const std::function<void()>& launch) { return median_us_per_launch(s, calls, reps, launch); };
   const double copy_us = time([&] { CHECK(cudaMemcpyAsync(out, u, bytes, cudaMemcpyDeviceToDevice, s)); });
   const double copy_bw = 2.0 * bytes / copy_us / 1e3;
   std::printf("D2D copy, same size: %.1f us, %.0f GB/s\n", copy_us, copy_bw);
