@@ -84,24 +84,6 @@ void emit_located(Target target, const SDFG& sdfg, const std::vector<std::pair<s
     }
 }
 
-namespace {
-
-/// The additive terms of `e` with their signs (true: subtracted); products stay whole.
-void additive_terms(const Expr& e, bool negative, std::vector<std::pair<bool, Expr>>& out) {
-  if (e->kind == ExprKind::Binary && (e->op == static_cast<int>(BinOp::Add) || e->op == static_cast<int>(BinOp::Sub))) {
-    additive_terms(e->args[0], negative, out);
-    additive_terms(e->args[1], e->op == static_cast<int>(BinOp::Sub) ? !negative : negative, out);
-    return;
-  }
-  if (e->kind == ExprKind::Unary && e->op == static_cast<int>(UnaryOp::Neg)) {
-    additive_terms(e->args[0], !negative, out);
-    return;
-  }
-  out.emplace_back(negative, e);
-}
-
-}  // namespace
-
 /// `D[linear index]` (or the value name for a local scalar) for element `idx` of container `d`.
 std::string Emitter::element(const Ctx& c, const std::string& d, const std::vector<Expr>& idx,
                              const std::string& ptr) const {
@@ -113,36 +95,30 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
   SDFC_ASSERT(idx.size() == desc->shape.size(),
               fmt::format("subset of \"{}\" with {} dimensions for {} not refused: {}", d, idx.size(),
                           desc->shape.size(), ptr));
-  Expr lin = make_int(0);
-  for (std::size_t k = 0; k < idx.size(); ++k)
-    lin = make_binary(BinOp::Add, lin,
-                      make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], desc->offset[k]), desc->strides[k]));
+  Expr lin = element_offset(*desc, idx);
   if (c.split_index) {
     // As outline-kernels planned (KernelPlan::split_index): the part that varies with the map's
-    // parameters, then the terms made of the SDFG's symbols only, added one by one.
-    std::map<std::string, Expr> at_zero;
-    std::set<std::string> names;
-    free_symbols(lin, names);
+    // parameters, then the container's hoisted base (KernelPlan::hoisted_bases), then the other
+    // terms made of the SDFG's symbols, added one by one.
     std::set<std::string> symbols;
     for (auto& [n, t] : c.sdfg->symbols) symbols.insert(n);
-    for (auto& n : names)
-      if (!symbols.count(n)) at_zero[n] = make_int(0);
-    if (!at_zero.empty()) {
-      Expr invariant = simplify(substitute(lin, at_zero));
-      Expr varying = simplify(make_binary(BinOp::Sub, lin, invariant));
-      // (constant offsets stay folded in: nvcc shares those itself)
-      if (!as_constant(invariant).has_value() && !as_constant(varying).has_value()) {
-        // The invariant terms are added one by one after the varying part, so every partial sum
-        // has at least its type (the parameters' int64_t): no narrower than a single sum.
-        std::vector<std::pair<bool, Expr>> terms;
-        additive_terms(invariant, false, terms);  // already simplified
-        std::string text = sym(varying);
-        for (auto& [negative, t] : terms) {
+    auto [varying, invariant] = split_invariant(lin, symbols);
+    // (constant offsets stay folded in: nvcc shares those itself)
+    if (!as_constant(invariant).has_value() && !as_constant(varying).has_value()) {
+      std::string text = sym(varying);
+      auto base = c.bases.find(d);
+      if (base != c.bases.end()) {
+        text += " + " + base->second.first;
+        invariant = simplify(make_binary(BinOp::Sub, invariant, base->second.second));
+      }
+      // The invariant terms are added one by one after the varying part, so every partial sum has
+      // at least its type (the parameters' int64_t): no narrower than a single sum.
+      if (!as_constant(invariant) || *as_constant(invariant) != 0)
+        for (auto& [negative, t] : additive_terms(invariant)) {
           bool atom = t->kind == ExprKind::Symbol || t->kind == ExprKind::Int;
           text += fmt::format(atom ? " {} {}" : " {} ({})", negative ? '-' : '+', print_cpp(t));
         }
-        return fmt::format("{}[{}]", ident(d), text);
-      }
+      return fmt::format("{}[{}]", ident(d), text);
     }
   }
   return fmt::format("{}[{}]", ident(d), sym(lin));

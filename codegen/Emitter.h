@@ -38,7 +38,10 @@ struct Ctx {
   int loop_depth = 0;        ///< enclosing LoopRegions (break/continue need one)
   bool in_kernel = false;    ///< emitting device code (a GPU kernel body)
   bool split_index = false;  ///< the kernel's KernelPlan::split_index (element indices printed split)
-  int block_kernel = -1;     ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
+  /// Containers whose shared index terms the kernel computed at its top (KernelPlan::hoisted_bases):
+  /// the name of that local and its value, added to their indices as one term.
+  std::map<std::string, std::pair<std::string, Expr>> bases;
+  int block_kernel = -1;  ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)
@@ -219,6 +222,7 @@ class GpuEmitter : public Emitter {
   static void kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, std::vector<std::string>& params,
                                std::vector<std::string>& args);
   void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);
+  void kernel_prologue(const KernelPlan& plan, const Ctx& kc, CodeWriter& kw);
   /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the
   /// extents `__nx`...): nothing when a count is zero, the race-exposure delay, the checked launch
   /// on the map's stream through the kernel's launcher (EmittedBody::launchers).

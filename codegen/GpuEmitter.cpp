@@ -54,7 +54,7 @@ void GpuEmitter::emit_block_kernel(Ctx& kc, const Block& st, const std::string& 
       "// GPU kernel of map {}[{}] ({}): one block per point, its GPU_ThreadBlock maps on the block's threads", m.label,
       range_str(m.range), np));
   kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
-  dependent_launch_prologue(*n.kernel, kw);
+  kernel_prologue(*n.kernel, kc, kw);
   for (std::size_t k = 0; k < dims; ++k) {
     const RangeDim& r = m.range[dims - 1 - k];
     kw.line(fmt::format("const int64_t {} = {} + static_cast<int64_t>(blockIdx.{}) * {};",
@@ -139,6 +139,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   kc.split_index = plan.split_index;
   kc.parallel = true;
   kernel_signature(plan, c, kc, params, args);
+  for (auto& b : plan.hoisted_bases) kc.bases[b.data] = {"__sdfc_base_" + ident(b.data), b.value};
   if (plan.thread_block) {
     emit_block_kernel(kc, st, ptr, id, params, args, w);
     return;
@@ -168,7 +169,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
                             ? fmt::format(", layout {}: {} along x", li, m.params[static_cast<std::size_t>(layout.x)])
                             : ""));
     kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
-    dependent_launch_prologue(plan, kw);
+    kernel_prologue(plan, kc, kw);
     auto index = [&](std::size_t k) {
       if (k == 2 && dims > 3) {
         kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
@@ -314,6 +315,15 @@ void GpuEmitter::dependent_launch_prologue(const KernelPlan& plan, CodeWriter& k
                   "it; the next may start now in grids of at most {} block(s) per SM, else at block exit",
                   plan.early_trigger_blocks_per_sm, plan.early_trigger_blocks_per_sm));
   out_.dependent_launch = true;
+}
+
+/// A kernel's first statements: the dependent-launch wait, then the hoisted bases of its containers
+/// (KernelPlan::hoisted_bases).
+void GpuEmitter::kernel_prologue(const KernelPlan& plan, const Ctx& kc, CodeWriter& kw) {
+  dependent_launch_prologue(plan, kw);
+  for (auto& b : plan.hoisted_bases)
+    kw.line(fmt::format("const int64_t {} = {};  // terms every index of {} adds", kc.bases.at(b.data).first,
+                        sym(b.value), b.data));
 }
 
 /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the

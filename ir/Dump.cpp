@@ -301,6 +301,14 @@ class Dumper {
     }
   }
 
+  /// " bases(u = -(__u_I_range_0 * __u_I_stride) - ...)": KernelPlan::hoisted_bases, or nothing.
+  static std::string hoisted(const KernelPlan& k) {
+    if (k.hoisted_bases.empty()) return "";
+    std::vector<std::string> bases;
+    for (auto& b : k.hoisted_bases) bases.push_back(b.data + " = " + print_expr(b.value));
+    return fmt::format(" bases({})", fmt::join(bases, "; "));
+  }
+
   /// ", lead 1 along x (aligned warps)" for the default layout alone; with several, each one's x
   /// parameter, the dimension of the deciding container it indexes, and its lead.
   std::string layouts(const KernelPlan& k, const std::vector<std::string>& params) {
@@ -341,7 +349,7 @@ class Dumper {
                        "SM, else at block exit)",
                        k.early_trigger_blocks_per_sm)
                  : ", dependent launch (next kernel triggered at block exit)";
-    line(ind, fmt::format("kernel: {} params({}){}", how, ps, k.split_index ? " index=split" : ""));
+    line(ind, fmt::format("kernel: {} params({}){}{}", how, ps, k.split_index ? " index=split" : "", hoisted(k)));
   }
 
   void edge(const Block&, const DataEdge& e, int ind) {

@@ -42,7 +42,7 @@ constexpr int kIrFormat = 1;
                           s_gpu_exit_sync, s_workspaces, s_arena, s_num_events, s_libraries, s_std_includes,
                           s_external_sync, s_gpu_graph, s_graph_segments, s_sync_streams, s_passes_run] = s;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
-                          k_dependent_launch, k_early_trigger, k_split_index] = k;
+                          k_dependent_launch, k_early_trigger, k_split_index, k_hoisted_bases] = k;
   [[maybe_unused]] auto& [l_x, l_lead, l_data_dim] = l;
   [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body, w_identity] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
@@ -172,8 +172,9 @@ class DecisionWriter {
             {"cpp_condition", control(e.cpp_condition)},
             {"cpp_assignments", controls(e.cpp_assignments)}};
   }
-  static Json kernel(const KernelPlan& k) {
-    Json params = Json::array(), layouts = Json::array();
+  Json kernel(const KernelPlan& k) const {
+    Json params = Json::array(), layouts = Json::array(), bases = Json::array();
+    for (auto& b : k.hoisted_bases) bases.push_back({b.data, ex(b.value)});
     for (auto& p : k.params) params.push_back({to_string(p.kind), p.name, std::string(to_string(p.type))});
     for (auto& l : k.layouts) layouts.push_back({l.x, l.lead, l.data_dim});
     return {{"params", params},
@@ -185,14 +186,15 @@ class DecisionWriter {
             {"layout_data", k.layout_data},
             {"dependent_launch", k.dependent_launch},
             {"early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm},
-            {"split_index", k.split_index}};
+            {"split_index", k.split_index},
+            {"hoisted_bases", bases}};
   }
   /// A node's or an edge's stream and the events its stream waits for and records.
   template <typename T>
   static Json stream_decisions(const T& x) {
     return {{"stream", x.stream}, {"wait_events", x.wait_events}, {"record_event", x.record_event}};
   }
-  static Json node_decisions(const Node& n) {
+  Json node_decisions(const Node& n) const {
     Json j = stream_decisions(n);
     j.update(Json{{"host_waits", n.host_waits},
                   {"device_sync_after", n.device_sync_after},
@@ -398,6 +400,11 @@ class DecisionReader {
     get(o, ptr, "dependent_launch", k.dependent_launch);
     get(o, ptr, "early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm);
     get(o, ptr, "split_index", k.split_index);
+    tuples("hoisted_bases", 2, [&](const Json& t, const std::string& at) {
+      Json value = {{"value", t[1]}};
+      k.hoisted_bases.push_back({t[0].get<std::string>(), expr(value, at, "value", nullptr)});
+      if (!k.hoisted_bases.back().value) fail(at + "/1", "expected an expression (a string)");
+    });
     return k;
   }
   template <typename T>

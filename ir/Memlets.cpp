@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace sdfc {
 
 namespace {
@@ -203,6 +205,47 @@ Range full_range(const DataDesc& d) {
   for (auto& s : d.shape)
     r.push_back({make_int(0), simplify(make_binary(BinOp::Sub, s, make_int(1))), make_int(1), make_int(1)});
   return r;
+}
+
+Expr element_offset(const DataDesc& d, const std::vector<Expr>& idx) {
+  Expr lin = make_int(0);
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    lin = make_binary(BinOp::Add, lin,
+                      make_binary(BinOp::Mul, make_binary(BinOp::Add, idx[k], d.offset[k]), d.strides[k]));
+  return lin;
+}
+
+std::pair<Expr, Expr> split_invariant(const Expr& index, const std::set<std::string>& symbols) {
+  std::set<std::string> names;
+  free_symbols(index, names);
+  std::map<std::string, Expr> at_zero;
+  for (auto& n : names)
+    if (!symbols.count(n)) at_zero[n] = make_int(0);
+  Expr invariant = simplify(substitute(index, at_zero));
+  return {simplify(make_binary(BinOp::Sub, index, invariant)), invariant};
+}
+
+namespace {
+
+void collect_terms(const Expr& e, bool negative, std::vector<std::pair<bool, Expr>>& out) {
+  if (e->kind == ExprKind::Binary && (e->op == static_cast<int>(BinOp::Add) || e->op == static_cast<int>(BinOp::Sub))) {
+    collect_terms(e->args[0], negative, out);
+    collect_terms(e->args[1], e->op == static_cast<int>(BinOp::Sub) ? !negative : negative, out);
+    return;
+  }
+  if (e->kind == ExprKind::Unary && e->op == static_cast<int>(UnaryOp::Neg)) {
+    collect_terms(e->args[0], !negative, out);
+    return;
+  }
+  out.emplace_back(negative, e);
+}
+
+}  // namespace
+
+std::vector<std::pair<bool, Expr>> additive_terms(const Expr& e) {
+  std::vector<std::pair<bool, Expr>> out;
+  collect_terms(e, false, out);
+  return out;
 }
 
 Expr range_extent(const RangeDim& d) {

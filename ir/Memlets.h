@@ -7,7 +7,9 @@
 /// `is_data_src` of a copy inside one container decides anything).
 #pragma once
 
+#include <set>
 #include <string>
+#include <utility>
 
 #include "ir/SDFG.h"
 
@@ -79,6 +81,15 @@ const char* to_string(EdgeRole r);
 
 /// The whole range of a container: [0, extent - 1] in every dimension.
 Range full_range(const DataDesc& d);
+
+/// The linear index of element `idx` of `d`: the sum of (idx[k] + offset[k]) * strides[k].
+Expr element_offset(const DataDesc& d, const std::vector<Expr>& idx);
+/// `index` split into the part that varies with the names that are not in `symbols` (map
+/// parameters, locals) and the part made of `symbols` and constants (simplified both; the second
+/// is `index` with every other name 0).
+std::pair<Expr, Expr> split_invariant(const Expr& index, const std::set<std::string>& symbols);
+/// The additive terms of `e` with their signs (true: subtracted); products stay whole.
+std::vector<std::pair<bool, Expr>> additive_terms(const Expr& e);
 
 /// Elements in dimension `d` of a range: (end - start + 1) / step, rounded up.
 Expr range_extent(const RangeDim& d);

@@ -225,6 +225,15 @@ struct KernelPlan {
   /// textually and nvcc computes it once (GT4Py's stencils read 7 neighbours: docs/benchmarks.md);
   /// false: one sum, as host code prints it. Nested SDFGs called from the kernel follow it.
   bool split_index = false;
+  /// Per container, the symbol terms its element indices share (split indices only): GT4Py's
+  /// fields index `u[(i - __u_I_range_0) * __u_I_stride + ...]`, so every read of `u` adds the same
+  /// products of origins and strides. The kernel computes each sum once at its top, as
+  /// `__sdfc_base_<data>`, and each index adds that local and what is left of its own terms.
+  struct HoistedBase {
+    std::string data;
+    Expr value;
+  };
+  std::vector<HoistedBase> hoisted_bases;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 
