@@ -116,4 +116,4 @@ for case in ET.parse(sys.argv[1]).iter("testcase"):
 PY
   exit 0
 fi
-suite_verdict "${DACE_SUITE_MIN_PASSED:-390}" "$status"
+suite_verdict "${DACE_SUITE_MIN_PASSED:-390}" "$status" "$junit"

@@ -50,4 +50,4 @@ elapsed=$(($(date +%s) - start))
 
 suite_counts "$junit" "$status" "${GT4PY_SUITE_TIMEOUT:-3600} (GT4PY_SUITE_TIMEOUT)"
 echo "$name: $passed passed, $failed failed, $errors errors, $skipped skipped, $xfailed xfailed in ${elapsed}s (pytest status $status)"
-suite_verdict "$min_passed" "$status"
+suite_verdict "$min_passed" "$status" "$junit"

@@ -119,9 +119,25 @@ PY
 )
 }
 
-# Fails (exit 1) when a test failed or errored, fewer than $1 passed, or pytest's status $2 is not 0.
+# Each failed or errored test of JUnit report $1 with the first 40 lines of its message (pytest's
+# --tb=line keeps one line, which hides sdfc's diagnostic under "sdfc could not compile ...").
+suite_failure_details() {
+  "$python" - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).iter("testcase"):
+    for child in case:
+        if child.tag in ("failure", "error"):
+            text = ((child.get("message") or "") + "\n" + (child.text or "")).strip().splitlines()
+            print(f"--- {case.get('classname')}::{case.get('name')} ({child.tag})")
+            print("\n".join(text[:40]))
+PY
+}
+
+# Fails (exit 1) when a test failed or errored (printing each one's message from JUnit report $3),
+# fewer than $1 passed, or pytest's status $2 is not 0.
 suite_verdict() {
   if [ "$failed" -gt 0 ] || [ "$errors" -gt 0 ]; then
+    suite_failure_details "$3" >&2
     echo "$name: FAILED: $((failed + errors)) test(s) failed through $through" >&2
     exit 1
   fi
