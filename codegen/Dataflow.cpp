@@ -205,6 +205,13 @@ void Emitter::emit_write(const std::string& target, const std::string& value, DT
     return fmt::format("[]({0} {1}, {0} {2}) -> {0} {{ return static_cast<{0}>({3}); }}", ctype(t), ident(wcr.a),
                        ident(wcr.b), body);
   };
+  if (is_struct(t)) {  // lower-wcr translated the lambda; no atomic form
+    SDFC_ASSERT(!wcr.struct_body.empty() && (wcr.form == F::Plain || wcr.form == F::HostCritical),
+                "struct wcr not lowered: " + ptr);
+    if (wcr.form == F::HostCritical) w.line("#pragma omp critical(sdfc_struct_wcr)");
+    w.line(fmt::format("{0} = ({1})({0}, {2});", target, lambda(wcr.struct_body), value));
+    return;
+  }
   // Min and max through the runtime's (NaN-propagating as Python's) helpers, other lambdas as written.
   std::string body = wcr.op == Op::Min   ? fmt::format("sdfc::rt::min({}, {})", wcr.a, wcr.b)
                      : wcr.op == Op::Max ? fmt::format("sdfc::rt::max({}, {})", wcr.a, wcr.b)

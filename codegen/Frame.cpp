@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <set>
 
 #include "codegen/CheckedSize.h"
 #include "ir/Diagnostic.h"
 #include "ir/Dump.h"
 #include "ir/JsonReader.h"
+#include "ir/Walk.h"
 #include "lang/CppEnvironment.h"
 
 namespace sdfc::codegen {
@@ -212,6 +214,7 @@ void FramePrinter::prologue(CodeWriter& w) {
   if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
   if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
   w.line("");
+  struct_definitions(w);
   if (!root_.global_code.code.empty()) {
     w.line("// global_code of the SDFG");
     w.raw(root_.global_code.code);
@@ -225,6 +228,32 @@ void FramePrinter::prologue(CodeWriter& w) {
     w.raw(g);
   }
   w.line("");
+}
+
+/// The C++ definition of every struct type the program's data and connectors have (DaCe's struct
+/// dtypes; legalize made sure one name means one type).
+void FramePrinter::struct_definitions(CodeWriter& w) const {
+  std::set<DType> types;
+  auto note = [&](DType t) {
+    if (is_struct(t)) types.insert(t);
+  };
+  for (const SDFG* s : all_sdfgs) {
+    for (auto& [n, d] : s->arrays) note(d.dtype);
+    walk::for_each_state(*s, "", [&](const Block& st, const std::string&) {
+      for (auto& n : st.nodes)
+        for (auto* list : {&n->in_connectors, &n->out_connectors})
+          for (auto& c : *list)
+            if (c.dtype) note(*c.dtype);
+    });
+  }
+  for (DType t : types) {
+    const StructType& st = *struct_of(t);
+    w.line(fmt::format("// struct dtype \"{}\" (DaCe's struct: C's layout of its fields)", st.name));
+    w.open(fmt::format("struct {}", st.name));
+    for (auto& [name, type] : st.fields) w.line(fmt::format("{} {};", ctype(type), name));
+    w.close(";");
+  }
+  if (!types.empty()) w.line("");
 }
 
 /// The state struct, the handle registry, DaCe's stream hooks declared.

@@ -58,6 +58,7 @@ class FramePrinter {
   std::string info;  ///< what __sdfc_program_info returns
 
   void prologue(CodeWriter& w);
+  void struct_definitions(CodeWriter& w) const;
   void device_prologue(CodeWriter& w);
   void state_struct(CodeWriter& w);
   void device_functions(CodeWriter& w);

@@ -44,7 +44,7 @@ constexpr int kIrFormat = 1;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
                           k_dependent_launch, k_early_trigger, k_split_index, k_hoisted_bases] = k;
   [[maybe_unused]] auto& [l_x, l_lead, l_data_dim] = l;
-  [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body, w_identity] = w;
+  [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body, w_struct_body, w_identity] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
 }
 
@@ -208,8 +208,13 @@ class DecisionWriter {
   Json edge_decisions(const DataEdge& e) const {
     Json wcr = nullptr;
     if (auto& w = e.wcr_lowering)
-      wcr = {{"op", to_string(w->op)}, {"form", to_string(w->form)}, {"a", w->a}, {"b", w->b},
-             {"body", ex(w->body)},    {"identity", w->identity}};
+      wcr = {{"op", to_string(w->op)},
+             {"form", to_string(w->form)},
+             {"a", w->a},
+             {"b", w->b},
+             {"body", ex(w->body)},
+             {"struct_body", w->struct_body},
+             {"identity", w->identity}};
     Json j = stream_decisions(e);
     j.update(Json{{"wcr_lowering", wcr}, {"file_id", e.file_id}});
     return j;
@@ -439,6 +444,7 @@ class DecisionReader {
       get(*it, at, "a", w.a);
       get(*it, at, "b", w.b);
       w.body = expr(*it, at, "body", nullptr);
+      get(*it, at, "struct_body", w.struct_body);
       get(*it, at, "identity", w.identity);
       e.wcr_lowering = w;
     }

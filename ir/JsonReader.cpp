@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/Diagnostic.h"
+#include "lang/CodeWriter.h"
 
 namespace sdfc {
 namespace {
@@ -189,9 +190,11 @@ class Reader {
   }
 
   DType dtype(const Json& j, const std::string& ptr) const {
+    if (j.is_object() && j.value("type", "") == "struct") return struct_dtype(j, ptr);
     if (j.is_object())
-      fail(ptr, fmt::format("unsupported composite dtype {} (only scalar types such as float64 are supported)",
-                            j.contains("type") ? j["type"].dump() : std::string("object")));
+      fail(ptr,
+           fmt::format("unsupported composite dtype {} (supported: scalar types such as float64, and structs of them)",
+                       j.contains("type") ? j["type"].dump() : std::string("object")));
     std::string s = string(j, ptr, "a dtype name");
     auto t = parse_dtype(s);
     if (!t) {
@@ -199,6 +202,33 @@ class Reader {
       return DType::Float64;  // a stand-in
     }
     return *t;
+  }
+
+  /// DaCe's `struct` dtype: {"type": "struct", "name": ..., "data": [[field, dtype], ...]}, fields
+  /// of scalar types (DaCe's argmin/argmax reduce into a struct of value and index).
+  DType struct_dtype(const Json& j, const std::string& ptr) const {
+    StructType st;
+    st.name = string(require(j, ptr, "name"), at(ptr, "name"), "a struct name");
+    if (!is_identifier(st.name))
+      fail(at(ptr, "name"), fmt::format("struct name \"{}\" is not a C identifier", st.name));
+    std::string fp = at(ptr, "data");
+    const Json& fields = require(j, ptr, "data");
+    array(fields, fp, "a list of struct fields ([name, dtype])");
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      std::string p = at(fp, i);
+      if (!fields[i].is_array() || fields[i].size() != 2) fail(p, "a struct field must be a pair [name, dtype]");
+      std::string name = string(fields[i][0], at(p, 0), "a field name");
+      if (!is_identifier(name)) fail(at(p, 0), fmt::format("struct field name \"{}\" is not a C identifier", name));
+      if (fields[i][1].is_object())
+        fail(at(p, 1), fmt::format("struct field \"{}\" of struct \"{}\" is itself composite; sdfc's struct fields "
+                                   "are scalars",
+                                   name, st.name));
+      for (auto& f : st.fields)
+        if (f.first == name) fail(at(p, 0), fmt::format("struct \"{}\" has two fields named \"{}\"", st.name, name));
+      st.fields.emplace_back(name, dtype(fields[i][1], at(p, 1)));
+    }
+    if (st.fields.empty()) fail(fp, fmt::format("struct \"{}\" has no fields", st.name));
+    return intern_struct(st);
   }
 
   /// DaCe's `callback` dtype: {"type": "callback", "arguments": [...], "returntypes": [...]}, each

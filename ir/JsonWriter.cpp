@@ -64,22 +64,27 @@ class Writer {
   static Json code(const CodeBlock& c) {
     return {{"string_data", c.code}, {"language", std::string(to_string(c.language))}};
   }
-  static Json dtype_or_null(const std::optional<DType>& t) {
-    return t ? Json(std::string(to_string(*t))) : Json(nullptr);
+  /// A dtype as DaCe writes it: its name, or for a struct the object DaCe's `struct` writes.
+  static Json dtype(DType t) {
+    const StructType* s = struct_of(t);
+    if (!s) return std::string(to_string(t));
+    Json fields = Json::array();
+    for (auto& [name, type] : s->fields) fields.push_back({name, std::string(to_string(type))});
+    return {
+        {"type", "struct"}, {"name", s->name}, {"data", fields}, {"length", Json::array()}, {"bytes", dtype_size(t)}};
   }
+  static Json dtype_or_null(const std::optional<DType>& t) { return t ? dtype(*t) : Json(nullptr); }
   static Json connectors(const std::vector<Connector>& cs) {
     Json j = Json::object();
     for (auto& c : cs)
-      j[c.name] =
-          c.pointer ? Json{{"type", "pointer"}, {"dtype", std::string(to_string(*c.dtype))}} : dtype_or_null(c.dtype);
+      j[c.name] = c.pointer ? Json{{"type", "pointer"}, {"dtype", dtype(*c.dtype)}} : dtype_or_null(c.dtype);
     return j;
   }
   static Json callback(const Callback& cb) {
     auto values = [](const std::vector<Callback::Value>& vs) {
       Json a = Json::array();
       for (auto& v : vs)
-        a.push_back(
-            {{"type", v.array ? "Array" : "Scalar"}, {"attributes", {{"dtype", std::string(to_string(v.dtype))}}}});
+        a.push_back({{"type", v.array ? "Array" : "Scalar"}, {"attributes", {{"dtype", dtype(v.dtype)}}}});
       return a;
     };
     return {{"type", "callback"}, {"arguments", values(cb.arguments)}, {"returntypes", values(cb.results)}};
@@ -100,7 +105,7 @@ class Writer {
     }
     if (d.optional_) a["optional"] = *d.optional_;
     if (d.pool) a["pool"] = true;
-    a["dtype"] = std::string(to_string(d.dtype));
+    a["dtype"] = dtype(d.dtype);
     a["shape"] = ex_list(d.shape);
     if (d.transient) a["transient"] = true;
     if (d.storage != StorageType::Default) a["storage"] = std::string(to_string(d.storage));

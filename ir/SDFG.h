@@ -324,7 +324,11 @@ struct WcrLowering {
   Op op = Op::Lambda;
   Form form = Form::Plain;
   std::string a, b;  ///< the lambda's parameters
-  Expr body;         ///< the lambda's body
+  Expr body;         ///< the lambda's body (null for a struct lambda: `struct_body`)
+  /// A lambda over struct values (DaCe's argmin/argmax: `S(val=min(x.val, y.val), idx=...)`): its
+  /// body as C++, translated by the Python translator with `a` and `b` of the struct type; "" for
+  /// scalars (printed from `body`). Its forms are Plain and HostCritical.
+  std::string struct_body;
   /// A dynamic tasklet output bound by value, which the tasklet may leave unassigned (DaCe's GPU
   /// reductions assign under a condition): the value it starts with, the identity of `op` as C++
   /// text, so that an unassigned output resolves to what is already there; "" otherwise.

@@ -1,6 +1,9 @@
 #include "ir/Types.h"
 
+#include <algorithm>
 #include <array>
+#include <deque>
+#include <mutex>
 
 namespace sdfc {
 namespace {
@@ -39,9 +42,60 @@ constexpr std::array<std::string_view, 14> kCTypes{
     "unsigned int", "uint64_t", "dace::float16", "float", "double",  "dace::complex64", "dace::complex128"};
 constexpr std::array<std::size_t, 14> kSizes{1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
 
+constexpr std::size_t kScalarTypes = 14;
+
+/// Interned struct types: DType value kScalarTypes + i is types()[i]. A deque, so that names and
+/// fields handed out stay where they are while others are added.
+struct StructRegistry {
+  std::mutex mutex;
+  std::deque<StructType> types;
+  std::deque<std::size_t> sizes;
+};
+StructRegistry& registry() {
+  static StructRegistry r;
+  return r;
+}
+
+std::size_t struct_size(const StructType& s) {
+  std::size_t size = 0, align = 1;
+  for (auto& [name, t] : s.fields) {
+    std::size_t n = kSizes[static_cast<std::size_t>(t)];
+    std::size_t a = t == DType::Complex64 ? 4 : t == DType::Complex128 ? 8 : n;
+    size = (size + a - 1) / a * a + n;
+    align = std::max(align, a);
+  }
+  return (size + align - 1) / align * align;
+}
+
 }  // namespace
 
+DType intern_struct(const StructType& s) {
+  StructRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (std::size_t i = 0; i < r.types.size(); ++i)
+    if (r.types[i] == s) return static_cast<DType>(kScalarTypes + i);
+  r.types.push_back(s);
+  r.sizes.push_back(struct_size(s));
+  return static_cast<DType>(kScalarTypes + r.types.size() - 1);
+}
+
+const StructType* struct_of(DType t) {
+  auto i = static_cast<std::size_t>(t);
+  if (i < kScalarTypes) return nullptr;
+  StructRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return i - kScalarTypes < r.types.size() ? &r.types[i - kScalarTypes] : nullptr;
+}
+
+std::optional<DType> struct_field(DType t, const std::string& field) {
+  if (const StructType* s = struct_of(t))
+    for (auto& [name, type] : s->fields)
+      if (name == field) return type;
+  return std::nullopt;
+}
+
 std::string_view to_string(DType t) {
+  if (const StructType* s = struct_of(t)) return s->name;
   return kDTypes.name(t);
 }
 std::string_view to_string(StorageType t) {
@@ -89,9 +143,15 @@ std::string lifetime_names() {
 }
 
 std::size_t dtype_size(DType t) {
+  if (is_struct(t)) {
+    StructRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.sizes[static_cast<std::size_t>(t) - kScalarTypes];
+  }
   return kSizes[static_cast<std::size_t>(t)];
 }
 std::string_view dtype_ctype(DType t) {
+  if (const StructType* s = struct_of(t)) return s->name;
   return kCTypes[static_cast<std::size_t>(t)];
 }
 
@@ -105,7 +165,7 @@ bool is_float(DType t) {
   return t >= DType::Float16 && t <= DType::Float64;
 }
 bool is_signed(DType t) {
-  return (t >= DType::Int8 && t <= DType::Int64) || t >= DType::Float16;
+  return (t >= DType::Int8 && t <= DType::Int64) || (t >= DType::Float16 && t <= DType::Complex128);
 }
 
 bool is_gpu_storage(StorageType s) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sdfc {
 
@@ -27,6 +29,25 @@ enum class DType {
   Complex64,
   Complex128,
 };
+
+/// DaCe's `struct` dtype: named fields of scalar types in order, laid out as C lays out a struct
+/// of them (DaCe's ctypes.Structure does the same). Struct types are interned: each definition
+/// gets a DType value past the scalars (`intern_struct`), which every table of this file knows.
+struct StructType {
+  std::string name;
+  std::vector<std::pair<std::string, DType>> fields;
+  bool operator==(const StructType& o) const { return name == o.name && fields == o.fields; }
+};
+/// The DType standing for `s` (the same one for equal definitions; two definitions of one name
+/// with different fields are two types, which one program cannot hold both of).
+DType intern_struct(const StructType& s);
+/// The struct type `t` stands for; nullptr for a scalar type.
+const StructType* struct_of(DType t);
+inline bool is_struct(DType t) {
+  return struct_of(t) != nullptr;
+}
+/// Field `field` of struct type `t`: its type, or nullopt.
+std::optional<DType> struct_field(DType t, const std::string& field);
 
 enum class StorageType {
   Default,
@@ -69,9 +90,9 @@ std::string storage_names();
 std::string schedule_names();
 std::string lifetime_names();
 
-/// Size in bytes of one element.
+/// Size in bytes of one element (a struct's with C's alignment of its fields).
 std::size_t dtype_size(DType t);
-/// C++ spelling used by generated code (`double`, `int`, `dace::float16`).
+/// C++ spelling used by generated code (`double`, `int`, `dace::float16`; a struct's name).
 std::string_view dtype_ctype(DType t);
 bool is_integer(DType t);
 bool is_float(DType t);

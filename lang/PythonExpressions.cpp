@@ -18,6 +18,48 @@ ExpressionTranslation Translator::run_expression(const Expr& e, const std::strin
   return {v.text, v.type};
 }
 
+Value Translator::struct_value(const ExprNode& e, DType t) {
+  const StructType& st = *struct_of(t);
+  std::size_t positional = e.args.size() - e.kwnames.size();
+  if (positional > st.fields.size())
+    fail(fmt::format("struct '{}' has {} fields, but {} builds it from {} values", st.name, st.fields.size(), where(),
+                     positional));
+  std::vector<std::optional<Value>> values(st.fields.size());
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    std::size_t f = i;
+    if (i >= positional) {
+      const std::string& kw = e.kwnames[i - positional];
+      auto it = std::find_if(st.fields.begin(), st.fields.end(), [&](const auto& x) { return x.first == kw; });
+      if (it == st.fields.end()) fail(fmt::format("struct '{}' has no field '{}' (in {})", st.name, kw, where()));
+      f = static_cast<std::size_t>(it - st.fields.begin());
+    }
+    if (values[f])
+      fail(fmt::format("field '{}' of struct '{}' is given twice in {}", st.fields[f].first, st.name, where()));
+    Value v = expr(e.args[i]);
+    require_scalar(v, st.name);
+    if (is_complex(v.type) && !is_complex(st.fields[f].second))
+      fail(fmt::format("field '{}' of struct '{}' is {}, but {} gives it a complex value", st.fields[f].first, st.name,
+                       to_string(st.fields[f].second), where()));
+    values[f] = cast_to(v, st.fields[f].second);
+  }
+  std::vector<std::string> texts;
+  for (std::size_t f = 0; f < values.size(); ++f) {
+    if (!values[f])
+      fail(fmt::format("field '{}' of struct '{}' is not given in {}; give every field", st.fields[f].first, st.name,
+                       where()));
+    texts.push_back(values[f]->text);
+  }
+  return {fmt::format("{}{{{}}}", st.name, fmt::join(texts, ", ")), kPrimary, t};
+}
+
+void Translator::require_scalar(const Value& v, std::string_view what) const {
+  if (const StructType* st = struct_of(v.type))
+    fail(
+        fmt::format("a value of struct type '{}' is used by '{}' in {}; struct values can be built (`{}(...)`), "
+                    "assigned, and read field by field (`x.{}`)",
+                    st->name, what, where(), st->name, st->fields[0].first));
+}
+
 void Translator::require_real(const Value& v, std::string_view what) const {
   if (is_complex(v.type))
     fail(fmt::format("unsupported operand type {} for '{}' in {}; Python does not define it for complex numbers",
@@ -53,24 +95,43 @@ Value Translator::expr(const Expr& ep, bool truth) {
       return call(e);
     case ExprKind::Unary: {
       auto op = static_cast<UnaryOp>(e.op);
-      return unary(op, expr(e.args[0], op == UnaryOp::Not));
+      Value a = expr(e.args[0], op == UnaryOp::Not);
+      require_scalar(a, "a unary operator");
+      return unary(op, a);
     }
-    case ExprKind::Binary:
-      return binary(static_cast<BinOp>(e.op), expr(e.args[0]), expr(e.args[1]), *e.args[1]);
+    case ExprKind::Binary: {
+      Value a = expr(e.args[0]), b = expr(e.args[1]);
+      require_scalar(a, "a binary operator");
+      require_scalar(b, "a binary operator");
+      return binary(static_cast<BinOp>(e.op), a, b, *e.args[1]);
+    }
     case ExprKind::Compare: {
       auto op = static_cast<CmpOp>(e.op);
       if (op == CmpOp::Is || op == CmpOp::IsNot) return identity(op, e);
-      return compare(op, expr(e.args[0]), expr(e.args[1]));
+      Value a = expr(e.args[0]), b = expr(e.args[1]);
+      require_scalar(a, "a comparison");
+      require_scalar(b, "a comparison");
+      return compare(op, a, b);
     }
     case ExprKind::BoolOp: {
       std::vector<Value> ops;
       for (const Expr& a : e.args) ops.push_back(expr(a, truth));
+      for (auto& v : ops) require_scalar(v, e.op == static_cast<int>(BoolOpKind::And) ? "and" : "or");
       return bool_op(e.op == static_cast<int>(BoolOpKind::And), std::move(ops), truth);
     }
     case ExprKind::IfExp: {
       Value cond = expr(e.args[0], true);
+      require_scalar(cond, "if");
       require_real(cond, "if");
       std::vector<Value> ops{expr(e.args[1], truth), expr(e.args[2], truth)};
+      if (is_struct(ops[0].type) || is_struct(ops[1].type)) {
+        if (ops[0].type != ops[1].type)
+          fail(
+              fmt::format("the two values of a conditional expression in {} are {} and {}; with a struct both must "
+                          "be of that struct type",
+                          where(), to_string(ops[0].type), to_string(ops[1].type)));
+        return {fmt::format("({} ? {} : {})", truth_value(cond).text, ops[0].text, ops[1].text), kPrimary, ops[0].type};
+      }
       return conditional(cond, ops[0], ops[1]);
     }
   }
@@ -79,6 +140,21 @@ Value Translator::expr(const Expr& ep, bool truth) {
 
 Value Translator::name_value(const ExprNode& e) {
   if (auto it = temps_.find(e.name); it != temps_.end()) return {it->second.cpp_name, kPrimary, it->second.type};
+  // s.field of a struct value (DaCe's struct dtypes)
+  if (auto dot = e.name.find('.'); dot != std::string::npos && is_value_name(e.name.substr(0, dot))) {
+    Value v = name_value(*make_symbol(e.name.substr(0, dot)));
+    if (const StructType* st = struct_of(v.type)) {
+      std::string field = e.name.substr(dot + 1);
+      auto t = struct_field(v.type, field);
+      if (!t) {
+        std::vector<std::string> names;
+        for (auto& f : st->fields) names.push_back(f.first);
+        fail(fmt::format("struct '{}' has no field '{}' (read in {}); its fields: {}", st->name, field, where(),
+                         fmt::join(names, ", ")));
+      }
+      return {fmt::format("{}.{}", v.text, field), kPrimary, *t};
+    }
+  }
   // z.real, z.imag
   if (auto dot = e.name.rfind('.'); dot != std::string::npos && is_value_name(e.name.substr(0, dot))) {
     std::string attr = e.name.substr(dot + 1);
@@ -382,6 +458,9 @@ Value Translator::call(const ExprNode& e) {
   // A callback's name shadows every built-in function.
   if (auto cb = scope_.callbacks.find(e.name); cb != scope_.callbacks.end())
     return callback_call(e, *cb->second, false);
+  if (auto st = scope_.structs.find(e.name); st != scope_.structs.end()) return struct_value(e, st->second);
+  for (const Expr& a : e.args)
+    if (a->kind == ExprKind::Symbol && is_value_name(a->name)) require_scalar(name_value(*a), e.name);
   if (!e.kwnames.empty())
     fail(
         fmt::format("keyword argument '{}' in the call of '{}' in {} is not supported", e.kwnames[0], e.name, where()));

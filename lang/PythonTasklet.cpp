@@ -525,6 +525,9 @@ void Translator::assign(const Expr& target, std::optional<BinOp> op, const Expr&
   };
 
   if (to_output) {
+    if ((is_struct(out_type) || is_struct(result.type)) && result.type != out_type)
+      fail(fmt::format("tasklet line {}: cannot assign a {} value to '{}' of type {}", line_, to_string(result.type),
+                       name, to_string(out_type)));
     bool truncate = is_int_like(out_type) && out_type != DType::Bool && is_float(result.type);
     if (is_complex(result.type) && !is_complex(out_type))
       fail(fmt::format("tasklet line {}: cannot assign a {} value to '{}' of type {}", line_, to_string(result.type),
@@ -603,6 +606,11 @@ TaskletScope python_tasklet_scope(const SDFG& sdfg, const Block& st, int id, con
   TaskletScope scope;
   for (auto& [s, t] : sdfg.symbols) scope.symbols[s] = t;
   for (auto& [s, cb] : sdfg.callbacks) scope.callbacks[s] = &cb;
+  for (auto& [name, d] : sdfg.arrays)
+    if (const StructType* t = struct_of(d.dtype)) scope.structs[t->name] = d.dtype;
+  for (auto* list : {&n.in_connectors, &n.out_connectors})
+    for (auto& c : *list)
+      if (const StructType* t = c.dtype ? struct_of(*c.dtype) : nullptr) scope.structs[t->name] = *c.dtype;
   for (auto& s : assigned_symbols(sdfg))
     if (!scope.symbols.count(s)) scope.symbols[s] = DType::Int64;  // loop variables not in the symbol table
   for (int s = n.scope_entry; s >= 0; s = st.node(s).scope_entry)

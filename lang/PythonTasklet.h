@@ -50,6 +50,9 @@ struct TaskletScope {
   std::set<std::string> element_pointers;
   /// Callbacks the code may call (the SDFG's symbols of DaCe's `callback` dtype).
   std::map<std::string, const Callback*> callbacks;
+  /// Struct types the code may build by name (`S(f=..., g=...)`): those of the SDFG's data and of
+  /// the tasklet's connectors (DaCe's struct dtypes).
+  std::map<std::string, DType> structs;
 };
 
 /// How the code generator binds a tasklet's connector to the memlet of its (first) edge.

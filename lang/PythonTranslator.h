@@ -539,6 +539,10 @@ class Translator {
   Value conditional(const Value& cond, const Value& a, const Value& b);
 
   Value call(const ExprNode& e);
+  /// `S(f=..., ...)` of a struct type `t`: every field, by keyword or in order, as `S{...}`.
+  Value struct_value(const ExprNode& e, DType t);
+  /// Fails where a struct value meets an operator or a function: structs are read field by field.
+  void require_scalar(const Value& v, std::string_view what) const;
   /// `name[0]`: the element a connector of `element_pointers` points to.
   static Expr element_of(const std::string& name) {
     ExprNode n(ExprKind::Subscript);

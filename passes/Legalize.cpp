@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,10 +22,11 @@ bool unsupported_dtype(DType t) {
   return t == DType::Float16;
 }
 bool unsupported_symbol_dtype(DType t) {
-  return t == DType::Float16 || t == DType::Complex64 || t == DType::Complex128;
+  return t == DType::Float16 || t == DType::Complex64 || t == DType::Complex128 || is_struct(t);
 }
 
 std::string dtype_advice(DType t) {
+  if (is_struct(t)) return "pass its fields as symbols of their own";
   return t == DType::Float16 ? "use float32" : "pass a complex value as a scalar argument (data), not as a symbol";
 }
 
@@ -43,6 +45,7 @@ class Legalizer {
 
  private:
   const CompileOptions& options_;
+  std::map<std::string, DType> structs_;  ///< struct types of the program by name
 
   void error(const std::string& ptr, std::string message) {
     diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
@@ -105,7 +108,29 @@ class Legalizer {
     walk::for_each_state(s, ptr, [&](const Block& st, const std::string& sp) { state(s, st, sp); });
   }
 
+  /// DaCe's struct dtypes (argmin/argmax's value and index): host data of the program's own, one
+  /// definition per name.
+  void struct_data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
+    const StructType* st = struct_of(d.dtype);
+    auto [it, first] = structs_.emplace(st->name, d.dtype);
+    if (!first && it->second != d.dtype)
+      error(dp + "/attributes/dtype", fmt::format("data \"{}\" has struct type \"{}\", but another struct of that "
+                                                  "name with other fields is in the program; rename one",
+                                                  n, st->name));
+    if (options_.target != Target::CPU)
+      error(dp + "/attributes/dtype",
+            fmt::format("data \"{}\" has struct type \"{}\": sdfc runs struct dtypes on the CPU target only "
+                        "(--target cpu)",
+                        n, st->name));
+    else if (root && !d.transient)
+      error(dp + "/attributes/dtype",
+            fmt::format("argument \"{}\" has struct type \"{}\": sdfc takes struct data as transients only (DaCe's "
+                        "argmin/argmax keep theirs transient); pass its fields as arrays of their own",
+                        n, st->name));
+  }
+
   void data(const std::string& n, const DataDesc& d, const std::string& dp, bool root) {
+    if (is_struct(d.dtype)) struct_data(n, d, dp, root);
     if (unsupported_dtype(d.dtype))
       error(dp + "/attributes/dtype", fmt::format("data \"{}\" is {}, which sdfc does not support yet; {}", n,
                                                   to_string(d.dtype), dtype_advice(d.dtype)));

@@ -129,6 +129,9 @@ class WcrLowerer {
         continue;
       }
       DType t = written_type(s, st, e);
+      if (is_struct(t)) {
+        if (!translate_struct_lambda(s, *w, t, ep)) continue;
+      }
       if (p.in_kernel && is_complex(t) && w->op != WcrLowering::Op::Sum) {
         error(ep + "/attributes/data/attributes/wcr",
               fmt::format("write-conflict resolution \"{}\" on {} data in a GPU kernel: only sums of complex "
@@ -166,6 +169,33 @@ class WcrLowerer {
           inner.private_data.insert(*e.dst_conn);
       }
       sdfg(*n.sdfg, walk::nested_sdfg_pointer(walk::node_pointer(st, sp, v)), inner);
+    }
+  }
+
+  /// A lambda over values of struct type `t`: its body translated as a Python expression with
+  /// `a` and `b` of that type (fields read as `x.val`, the result built as `S(...)`).
+  bool translate_struct_lambda(const SDFG& s, WcrLowering& w, DType t, const std::string& ep) {
+    TaskletScope scope;
+    for (auto& [n, d] : s.symbols) scope.symbols[n] = d;
+    scope.symbols[w.a] = t;
+    scope.symbols[w.b] = t;
+    scope.structs[std::string(to_string(t))] = t;
+    std::string at = ep + "/attributes/data/attributes/wcr";
+    try {
+      ExpressionTranslation x =
+          translate_python_expression(w.body, scope, "", at, "the write-conflict resolution", false);
+      if (x.type != t) {
+        error(at, fmt::format("write-conflict resolution on data of struct type \"{}\" gives a {} value; it must "
+                              "give a \"{}\" (built as {}(...))",
+                              to_string(t), to_string(x.type), to_string(t), to_string(t)));
+        return false;
+      }
+      w.struct_body = x.text;
+      w.body = nullptr;  // (dotted field names have no form in the IR file's expressions)
+      return true;
+    } catch (const UserError& err) {
+      for (auto& d : err.diagnostics()) error(d.pointer.empty() ? at : d.pointer, d.message);
+      return false;
     }
   }
 
@@ -226,6 +256,7 @@ class WcrLowerer {
     using Op = WcrLowering::Op;
     if (p.in_kernel) return w.op == Op::Sum ? F::DeviceAdd : F::DeviceCas;
     if (!p.parallel) return F::Plain;
+    if (is_struct(t)) return F::HostCritical;
     if (is_complex(t)) return w.op == Op::Sum ? F::HostAtomic : F::HostCritical;
     return w.op == Op::Sum || w.op == Op::Product ? F::HostAtomic : F::HostCas;
   }

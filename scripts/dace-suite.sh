@@ -47,11 +47,6 @@ selection=(
 # Tests of those files that sdfc refuses with an error naming the construct (docs/status.md lists
 # why), or that fail with DaCe's own compiler too; deselected in CI's selection.
 known=(
-  # DaCe's argmin/argmax: a struct of value and index (composite dtype "struct")
-  tests/numpy/reductions_test.py::test_argmax_1 tests/numpy/reductions_test.py::test_argmin_1
-  tests/numpy/reductions_test.py::test_argmin_1_int32 tests/numpy/reductions_test.py::test_argmin_1_int64
-  tests/numpy/reductions_test.py::test_argmax_1_int32 tests/numpy/reductions_test.py::test_argmax_1_int64
-  tests/numpy/reductions_test.py::test_return_both tests/numpy/reductions_test.py::test_argmin_result_type
   # a Structure data descriptor
   tests/python_frontend/loops_test.py::test_for_with_field
   # callbacks returning Python objects (composite dtypes "opaque", "string")

@@ -5,6 +5,8 @@
 // dynamic output with a write-conflict resolution under a condition.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "TestUtil.h"
 #include "ir/Builder.h"
 #include "ir/Memlets.h"
@@ -264,4 +266,50 @@ TEST(ReshapingCopies, AWholeReshapingViewReachesACppTaskletAsAPointerToItsFirstE
   double want = 0;
   for (int k = 0; k < 6; ++k) want += (k + 1) * A[k];
   EXPECT_DOUBLE_EQ(s[0], want);
+}
+
+// ---- DaCe's struct dtypes (NumPy's argmin and argmax, tests/data/structs) ----------------------
+
+TEST(StructDtypes, ArgminAlongAnAxisMatchesNumpy) {
+  // np.argmin(A, axis=1), A float64[10, 5, 3] with distinct values (DaCe's lambda keeps either
+  // index on ties, in whatever order the parallel map reduces): the index of each minimum.
+  Program p = Program::compile_file(data_path("structs/argmin_axis1.sdfg"));
+  std::vector<double> A(150);
+  for (int i = 0; i < 150; ++i) A[i] = std::sin(0.7 * i + 0.3) * 100;  // distinct
+  std::vector<int> R(30, -7);
+  p.set_array("A", A.data(), A.size());
+  p.set_array("__return", R.data(), R.size());
+  p.call();
+  for (int i = 0; i < 10; ++i)
+    for (int k = 0; k < 3; ++k) {
+      int best = 0;
+      for (int j = 1; j < 5; ++j)
+        if (A[(i * 5 + j) * 3 + k] < A[(i * 5 + best) * 3 + k]) best = j;
+      EXPECT_EQ(R[i * 3 + k], best) << i << " " << k;
+    }
+}
+
+TEST(StructDtypes, ArgmaxOfAWholeIntegerArrayMatchesNumpy) {
+  // np.argmax(A), A int32[7, 4]: the flat index of the maximum, called twice (the struct transient
+  // starts from its identity on every call).
+  Program p = Program::compile_file(data_path("structs/argmax_int32.sdfg"));
+  for (int maximum : {5, 22}) {
+    std::vector<int> A(28);
+    for (int i = 0; i < 28; ++i) A[i] = (i * 13) % 28 - 40;  // distinct, all below the maximum
+    A[maximum] = 100;
+    int r = -1;
+    p.set_array("A", A.data(), A.size());
+    p.set_array("__return", &r, 1);
+    p.call();
+    EXPECT_EQ(r, maximum);
+  }
+}
+
+TEST(StructDtypes, AStructArgumentIsRefusedByName) {
+  Json j = load_json("structs/argmin_axis1.sdfg");
+  j["attributes"]["_arrays"]["argmin_A"]["attributes"]["transient"] = false;
+  std::string e = refusal(j.dump());
+  EXPECT_NE(e.find("argument \"argmin_A\" has struct type \"_val_and_idx\": sdfc takes struct data as transients only"),
+            std::string::npos)
+      << e;
 }

@@ -298,7 +298,50 @@ TEST(Reader, CompositeDtypeIsUnsupported) {
   j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {{"type", "pointer"}, {"dtype", "float64"}};
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype");
-  EXPECT_EQ(d.message, "unsupported composite dtype \"pointer\" (only scalar types such as float64 are supported)");
+  EXPECT_EQ(d.message,
+            "unsupported composite dtype \"pointer\" (supported: scalar types such as float64, and structs of them)");
+}
+
+TEST(Reader, StructDtypesAreInternedWithCLayout) {
+  // DaCe's argmin/argmax struct: one DType per definition, named by it, sized as C lays it out.
+  Json j = small();
+  Json st = {{"type", "struct"},
+             {"name", "_val_and_idx"},
+             {"data", Json::array({Json::array({"idx", "int32"}), Json::array({"val", "float64"})})},
+             {"length", Json::array()},
+             {"bytes", 12}};
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = st;
+  std::unique_ptr<SDFG> sdfg = read_sdfg(j.dump(), "t.sdfg");
+  DType t = sdfg->find_data("A")->dtype;
+  ASSERT_TRUE(is_struct(t));
+  EXPECT_EQ(to_string(t), "_val_and_idx");
+  EXPECT_EQ(dtype_ctype(t), "_val_and_idx");
+  EXPECT_EQ(dtype_size(t), 16u);  // int at 0, double at 8: C's alignment, not DaCe's packed 12
+  EXPECT_EQ(struct_field(t, "val"), DType::Float64);
+  EXPECT_EQ(struct_field(t, "idx"), DType::Int32);
+  EXPECT_FALSE(struct_field(t, "other").has_value());
+  EXPECT_EQ(intern_struct(*struct_of(t)), t);  // the same definition, the same type
+  StructType other{"_val_and_idx", {{"idx", DType::Int32}, {"val", DType::Int64}}};
+  EXPECT_NE(intern_struct(other), t);  // same name, other fields: another type
+  EXPECT_FALSE(is_struct(DType::Complex128));
+  EXPECT_TRUE(is_signed(DType::Complex128));
+  EXPECT_FALSE(is_signed(t));
+}
+
+TEST(Reader, StructDtypeProblemsAreNamed) {
+  Json j = small();
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {
+      {"type", "struct"}, {"name", "pair"}, {"data", Json::array({Json::array({"a", {{"type", "struct"}}})})}};
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype/data/0/1");
+  EXPECT_EQ(d.message, "struct field \"a\" of struct \"pair\" is itself composite; sdfc's struct fields are scalars");
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {
+      {"type", "struct"},
+      {"name", "pair"},
+      {"data", Json::array({Json::array({"a", "int32"}), Json::array({"a", "float64"})})}};
+  d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype/data/1/0");
+  EXPECT_EQ(d.message, "struct \"pair\" has two fields named \"a\"");
 }
 
 TEST(Reader, NotAnSdfg) {

@@ -57,7 +57,45 @@ std::string message_of(const std::string& code, const TaskletScope& s = mixed())
   return error_of(code, s).message;
 }
 
+// A scope with struct connectors: input s and output r of DaCe's argmin struct, float64 input x.
+TaskletScope with_struct(DType* st) {
+  *st = intern_struct(StructType{"_val_and_idx", {{"idx", kI32}, {"val", kF64}}});
+  TaskletScope s = scope({{"s", *st}, {"x", kF64}, {"a", kI64}}, {{"r", *st}, {"o", kF64}, {"k", kI32}});
+  s.structs["_val_and_idx"] = *st;
+  return s;
+}
+
 }  // namespace
+
+TEST(PythonTasklet, StructsAreBuiltAssignedAndReadFieldByField) {
+  DType st;
+  TaskletScope s = with_struct(&st);
+  // keywords in any order, cast to the fields' types, printed in field order
+  EXPECT_EQ(translate("r = _val_and_idx(val=x, idx=a)", s), "r = _val_and_idx{static_cast<int>(a), x};\n");
+  EXPECT_EQ(translate("r = _val_and_idx(a, 1)", s), "r = _val_and_idx{static_cast<int>(a), 1.0};\n");
+  EXPECT_EQ(translate("o = s.val * 2\nk = s.idx", s), "o = s.val * 2;\nk = s.idx;\n");
+  EXPECT_EQ(translate("t = s\nr = t", s), "_val_and_idx t = s;\nr = t;\n");
+  EXPECT_EQ(translate("r = s if x > 0 else _val_and_idx(idx=0, val=x)", s), "r = (x > 0 ? s : _val_and_idx{0, x});\n");
+}
+
+TEST(PythonTasklet, StructMisusesAreNamed) {
+  DType st;
+  TaskletScope s = with_struct(&st);
+  EXPECT_EQ(message_of("o = s.value", s),
+            "struct '_val_and_idx' has no field 'value' (read in tasklet line 1); its fields: idx, val");
+  EXPECT_EQ(message_of("r = _val_and_idx(val=x)", s),
+            "field 'idx' of struct '_val_and_idx' is not given in tasklet line 1; give every field");
+  EXPECT_EQ(message_of("r = _val_and_idx(val=x, idx=a, cnt=1)", s),
+            "struct '_val_and_idx' has no field 'cnt' (in tasklet line 1)");
+  EXPECT_EQ(message_of("o = s + 1", s),
+            "a value of struct type '_val_and_idx' is used by 'a binary operator' in tasklet line 1; struct values "
+            "can be built (`_val_and_idx(...)`), assigned, and read field by field (`x.idx`)");
+  EXPECT_EQ(message_of("o = min(s, x)", s),
+            "a value of struct type '_val_and_idx' is used by 'min' in tasklet line 1; struct values can be built "
+            "(`_val_and_idx(...)`), assigned, and read field by field (`x.idx`)");
+  EXPECT_EQ(message_of("o = s", s), "tasklet line 1: cannot assign a _val_and_idx value to 'o' of type float64");
+  EXPECT_EQ(message_of("r = x", s), "tasklet line 1: cannot assign a float64 value to 'r' of type _val_and_idx");
+}
 
 // ---- the tasklets of the DaCe corpus ----------------------------------------------------------
 
