@@ -141,7 +141,7 @@ Value Translator::expr(const Expr& ep, bool truth) {
 Value Translator::name_value(const ExprNode& e) {
   if (auto it = temps_.find(e.name); it != temps_.end()) return {it->second.cpp_name, kPrimary, it->second.type};
   // s.field of a struct value (DaCe's struct dtypes)
-  if (auto dot = e.name.find('.'); dot != std::string::npos && is_value_name(e.name.substr(0, dot))) {
+  if (auto dot = e.name.find('.'); dot != std::string::npos && struct_named(e.name.substr(0, dot))) {
     Value v = name_value(*make_symbol(e.name.substr(0, dot)));
     if (const StructType* st = struct_of(v.type)) {
       std::string field = e.name.substr(dot + 1);
@@ -460,7 +460,7 @@ Value Translator::call(const ExprNode& e) {
     return callback_call(e, *cb->second, false);
   if (auto st = scope_.structs.find(e.name); st != scope_.structs.end()) return struct_value(e, st->second);
   for (const Expr& a : e.args)
-    if (a->kind == ExprKind::Symbol && is_value_name(a->name)) require_scalar(name_value(*a), e.name);
+    if (a->kind == ExprKind::Symbol && struct_named(a->name)) require_scalar(name_value(*a), e.name);
   if (!e.kwnames.empty())
     fail(
         fmt::format("keyword argument '{}' in the call of '{}' in {} is not supported", e.kwnames[0], e.name, where()));

@@ -561,6 +561,13 @@ class Translator {
   /// one of them or has no complex argument.
   std::optional<Value> complex_function(const ExprNode& e, std::string_view base);
 
+  /// Whether `name` is a connector, a symbol or a temporary of a struct type (DaCe's struct dtypes).
+  bool struct_named(const std::string& name) const {
+    if (auto it = temps_.find(name); it != temps_.end()) return is_struct(it->second.type);
+    for (const auto* names : {&scope_.inputs, &scope_.outputs, &scope_.symbols})
+      if (auto it = names->find(name); it != names->end()) return is_struct(it->second);
+    return false;
+  }
   /// Whether `name` is a connector, a symbol or a temporary (a value attributes apply to).
   bool is_value_name(const std::string& name) const {
     return temps_.count(name) || scope_.inputs.count(name) || scope_.outputs.count(name) || scope_.symbols.count(name);
