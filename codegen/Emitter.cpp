@@ -124,6 +124,22 @@ std::string Emitter::element(const Ctx& c, const std::string& d, const std::vect
   return fmt::format("{}[{}]", ident(d), sym(lin));
 }
 
+/// The members of the structures this SDFG takes (DataDesc::member), each a pointer named as the
+/// member's container: an array's and a nested structure's from the field, a scalar's to the field.
+/// The reader put every member after its structure, so a nested structure is bound before its own.
+void Emitter::bind_members(Ctx& c, CodeWriter& w) const {
+  for (auto& [name, d] : c.sdfg->arrays) {
+    if (!d.member) continue;
+    auto dot = name.rfind('.');
+    std::string field = name.substr(dot + 1);
+    const DataDesc* parent = c.data(name.substr(0, dot));
+    SDFC_ASSERT(parent && parent->structure, "structure member without its structure: " + name);
+    bool pointer = struct_of(parent->dtype)->is_pointer(field);
+    w.line(fmt::format("{}* {} = {}{}->{};  // member \"{}\" of structure \"{}\"", ctype(d.dtype), ident(name),
+                       pointer ? "" : "&", ident(name.substr(0, dot)), field, field, name.substr(0, dot)));
+  }
+}
+
 /// How a pointer connector bound to subset `r` of `d` indexes: element strides per dimension.
 std::string Emitter::address(const Ctx& c, const std::string& d, const std::vector<Expr>& idx,
                              const std::string& ptr) const {
@@ -180,6 +196,7 @@ std::string Emitter::alloc_line(const Ctx& c, const std::string& name, const Dat
 
 void Emitter::emit_sdfg_body(Ctx& c, CodeWriter& w) {
   read_placement(c);
+  bind_members(c, w);
   for (auto& s : assigned_symbols(*c.sdfg)) {
     if (c.declared_symbols.count(s)) continue;
     auto t = symbol_value_type(c.sdfg->symbol_type(s).value_or(DType::Int64));

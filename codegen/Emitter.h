@@ -140,6 +140,7 @@ class Emitter {
   std::string count_of(const Ctx& c, const std::string& name, const DataDesc& d) const;
   std::string alloc_line(const Ctx& c, const std::string& name, const DataDesc& d);
   void emit_sdfg_body(Ctx& c, CodeWriter& w);
+  void bind_members(Ctx& c, CodeWriter& w) const;
   std::string arena_free() const;
   /// Graph mode (gpu-graph: the whole call or its segments are captured): events go through the
   /// runtime's capture-aware helpers, which skip a wait whose event was last recorded on the other

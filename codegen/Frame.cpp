@@ -246,11 +246,20 @@ void FramePrinter::struct_definitions(CodeWriter& w) const {
             if (c.dtype) note(*c.dtype);
     });
   }
+  // A structure's fields may point at another struct: every name is declared before any definition.
+  bool pointers = false;
+  for (DType t : types)
+    for (auto& [name, type] : struct_of(t)->fields) pointers |= struct_of(t)->is_pointer(name) && is_struct(type);
+  if (pointers)
+    for (DType t : types) w.line(fmt::format("struct {};", struct_of(t)->name));
   for (DType t : types) {
     const StructType& st = *struct_of(t);
-    w.line(fmt::format("// struct dtype \"{}\" (DaCe's struct: C's layout of its fields)", st.name));
+    w.line(st.pointers.empty()
+               ? fmt::format("// struct dtype \"{}\" (DaCe's struct: C's layout of its fields)", st.name)
+               : fmt::format("// structure type \"{}\" (DaCe's Structure: arrays and structures by pointer)", st.name));
     w.open(fmt::format("struct {}", st.name));
-    for (auto& [name, type] : st.fields) w.line(fmt::format("{} {};", ctype(type), name));
+    for (auto& [name, type] : st.fields)
+      w.line(fmt::format("{}{} {};", ctype(type), st.is_pointer(name) ? "*" : "", name));
     w.close(";");
   }
   if (!types.empty()) w.line("");

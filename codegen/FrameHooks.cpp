@@ -104,6 +104,7 @@ std::string FramePrinter::info_json() const {
         x["total_size"] = print_expr(simplify(a.desc->total_size));
       }
       x["storage"] = std::string(to_string(a.desc->storage));
+      if (a.desc->structure) x["structure"] = true;  // one C struct, bound by its address
     }
     args.push_back(x);
   }

@@ -19,8 +19,8 @@ constexpr int kIrFormat = 1;
 [[maybe_unused]] void every_field_is_named(DataDesc& d, Node& n, DataEdge& e, InterstateEdge& ie, Block& b, SDFG& s,
                                            KernelPlan& k, KernelPlan::Layout& l, WcrLowering& w, Workspace& ws) {
   // DaCe's format (JsonWriter) | decisions (here)
-  [[maybe_unused]] auto& [d_kind, d_view, d_dtype, d_shape, d_strides, d_total_size, d_offset, d_transient, d_storage,
-                          d_lifetime, d_pool, d_optional, d_constant, d_extra,  // DaCe's
+  [[maybe_unused]] auto& [d_kind, d_view, d_structure, d_member, d_dtype, d_shape, d_strides, d_total_size, d_offset,
+                          d_transient, d_storage, d_lifetime, d_pool, d_optional, d_constant, d_extra,  // DaCe's
                           d_place, d_place_state, d_place_scope, d_lifetime_from_mode, d_workspace_offset,
                           d_arena_offset, d_alloc] = d;
   [[maybe_unused]] auto& [n_kind, n_label, n_in, n_out, n_scope_entry, n_scope_exit, n_data, n_map, n_code,

@@ -219,15 +219,23 @@ class Reader {
       if (!fields[i].is_array() || fields[i].size() != 2) fail(p, "a struct field must be a pair [name, dtype]");
       std::string name = string(fields[i][0], at(p, 0), "a field name");
       if (!is_identifier(name)) fail(at(p, 0), fmt::format("struct field name \"{}\" is not a C identifier", name));
-      if (fields[i][1].is_object())
-        fail(at(p, 1), fmt::format("struct field \"{}\" of struct \"{}\" is itself composite; sdfc's struct fields "
-                                   "are scalars",
-                                   name, st.name));
       for (auto& f : st.fields)
         if (f.first == name) fail(at(p, 0), fmt::format("struct \"{}\" has two fields named \"{}\"", st.name, name));
-      st.fields.emplace_back(name, dtype(fields[i][1], at(p, 1)));
+      const Json& fj = fields[i][1];
+      if (fj.is_object() && fj.value("type", Json()) == "pointer" && fj.contains("dtype")) {
+        // a Structure's C type: a pointer to the elements of an array member or to a nested struct
+        st.fields.emplace_back(name, dtype(fj["dtype"], at(at(p, 1), "dtype")));
+        st.pointers.push_back(name);
+        continue;
+      }
+      if (fj.is_object())
+        fail(at(p, 1), fmt::format("struct field \"{}\" of struct \"{}\" is itself composite; sdfc's struct fields "
+                                   "are scalars and pointers",
+                                   name, st.name));
+      st.fields.emplace_back(name, dtype(fj, at(p, 1)));
     }
     if (st.fields.empty()) fail(fp, fmt::format("struct \"{}\" has no fields", st.name));
+    std::sort(st.pointers.begin(), st.pointers.end());
     return intern_struct(st);
   }
 
@@ -375,8 +383,12 @@ class Reader {
     if (auto a = attrs.find("_arrays"); a != attrs.end()) {
       std::string p = at(ap, "_arrays");
       object(*a, p, "the data containers");
-      for (auto it = a->begin(); it != a->end(); ++it)
-        sdfg->arrays.emplace_back(it.key(), data_desc(it.value(), at(p, it.key())));
+      for (auto it = a->begin(); it != a->end(); ++it) {
+        if (it.value().is_object() && it.value().value("type", Json()) == "Structure")
+          structure(it.key(), it.value(), at(p, it.key()), std::nullopt, sdfg->arrays);
+        else
+          sdfg->arrays.emplace_back(it.key(), data_desc(it.value(), at(p, it.key())));
+      }
     }
     if (auto s = attrs.find("symbols"); s != attrs.end()) {
       std::string p = at(ap, "symbols");
@@ -491,6 +503,81 @@ class Reader {
     for (std::size_t i = 0; i < v.size(); ++i) flatten(v[i], at(ptr, i), shape, k + 1, flat);
   }
 
+  /// DaCe's `Structure` descriptor `name` (SDFG.h, DataDesc::structure): the structure, then each
+  /// member as the container `name.field` (nested structures the same way, after their parent).
+  /// `parent_transient` is the enclosing structure's transience (a member has its structure's).
+  /// Returns the structure's struct type.
+  DType structure(const std::string& name, const Json& j, const std::string& ptr, std::optional<bool> parent_transient,
+                  std::vector<std::pair<std::string, DataDesc>>& out) const {
+    std::string ap = at(ptr, "attributes");
+    const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "descriptor attributes") : kEmptyObject;
+    DataDesc d;
+    d.structure = true;
+    d.shape = {make_int(1)};
+    d.strides = {make_int(1)};
+    d.total_size = make_int(1);
+    d.offset = {make_int(0)};
+    if (auto t = attrs.find("transient"); t != attrs.end()) d.transient = boolean(*t, at(ap, "transient"), "transient");
+    if (parent_transient) {
+      d.transient = *parent_transient;
+      d.member = !*parent_transient;
+    }
+    if (auto s = attrs.find("storage"); s != attrs.end()) {
+      std::string v = string(*s, at(ap, "storage"), "a storage type");
+      if (auto st = parse_storage(v))
+        d.storage = *st;
+      else
+        defer(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
+    }
+    StructType st;
+    st.name = string(require(attrs, ap, "name"), at(ap, "name"), "a structure's type name");
+    if (!is_identifier(st.name))
+      fail(at(ap, "name"), fmt::format("structure type name \"{}\" is not a C identifier", st.name));
+    std::string mp = at(ap, "members");
+    const Json& members = array(require(attrs, ap, "members"), mp, "a list of structure members ([name, descriptor])");
+    std::size_t at_structure = out.size();
+    out.emplace_back(name, d);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      std::string p = at(mp, i);
+      if (!members[i].is_array() || members[i].size() != 2)
+        fail(p, "a structure member must be a pair [name, descriptor]");
+      std::string field = string(members[i][0], at(p, 0), "a member name");
+      if (!is_identifier(field))
+        fail(at(p, 0), fmt::format("member name \"{}\" of structure \"{}\" is not a C identifier", field, name));
+      for (auto& f : st.fields)
+        if (f.first == field) fail(at(p, 0), fmt::format("structure \"{}\" has two members named \"{}\"", name, field));
+      const Json& mj = members[i][1];
+      std::string mptr = at(p, 1);
+      std::string full = name + "." + field;
+      if (mj.is_object() && mj.value("type", Json()) == "Structure") {
+        st.fields.emplace_back(field, structure(full, mj, mptr, d.transient, out));
+        st.pointers.push_back(field);
+        continue;
+      }
+      DataDesc m = data_desc(mj, mptr);
+      if (m.view)
+        fail(at(mptr, "type"), fmt::format("member \"{}\" of structure \"{}\" is a view; sdfc's structure members are "
+                                           "arrays, scalars and structures",
+                                           field, name));
+      if (is_struct(m.dtype))
+        fail(at(mptr, "attributes/dtype"),
+             fmt::format("member \"{}\" of structure \"{}\" has the struct dtype {}; sdfc's structure members "
+                         "are arrays and scalars of scalar types, and structures",
+                         field, name, to_string(m.dtype)));
+      m.transient = d.transient;
+      m.member = !d.transient;
+      st.fields.emplace_back(field, m.dtype);
+      if (m.kind == DataKind::Array) st.pointers.push_back(field);
+      out.emplace_back(full, std::move(m));
+    }
+    if (st.fields.empty()) fail(mp, fmt::format("structure \"{}\" has no members", name));
+    std::sort(st.pointers.begin(), st.pointers.end());
+    DataDesc& self = out[at_structure].second;
+    self.dtype = intern_struct(st);
+    self.extra = rest(attrs, {"members", "name", "dtype", "shape", "transient", "storage", "lifetime", "optional"});
+    return self.dtype;
+  }
+
   DataDesc data_desc(const Json& j, const std::string& ptr) const {
     object(j, ptr, "a data descriptor");
     DataDesc d;
@@ -502,7 +589,7 @@ class Reader {
       d.kind = DataKind::Scalar;
     } else {
       fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar, "
-                                        "ArrayView, View",
+                                        "ArrayView, View, Structure",
                                         type));
     }
     std::string ap = at(ptr, "attributes");

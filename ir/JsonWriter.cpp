@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "ir/Diagnostic.h"
+
 namespace sdfc {
 namespace {
 
@@ -16,7 +18,12 @@ class Writer {
     Json attrs = Json::object();
     attrs["name"] = s.name;
     Json arrays = Json::object();
-    for (auto& [name, d] : s.arrays) arrays[name] = data_desc(d);
+    for (auto& [name, d] : s.arrays) {
+      auto dot = name.rfind('.');
+      const DataDesc* parent = dot == std::string::npos ? nullptr : s.find_data(name.substr(0, dot));
+      if (parent && parent->structure) continue;  // written inside its structure
+      arrays[name] = d.structure ? structure(s, name, d) : data_desc(d);
+    }
     attrs["_arrays"] = arrays;
     Json syms = Json::object();
     for (auto& [name, t] : s.symbols) syms[name] = std::string(to_string(t));
@@ -69,7 +76,8 @@ class Writer {
     const StructType* s = struct_of(t);
     if (!s) return std::string(to_string(t));
     Json fields = Json::array();
-    for (auto& [name, type] : s->fields) fields.push_back({name, std::string(to_string(type))});
+    for (auto& [name, type] : s->fields)
+      fields.push_back({name, s->is_pointer(name) ? Json{{"type", "pointer"}, {"dtype", dtype(type)}} : dtype(type)});
     return {
         {"type", "struct"}, {"name", s->name}, {"data", fields}, {"length", Json::array()}, {"bytes", dtype_size(t)}};
   }
@@ -94,6 +102,27 @@ class Writer {
     for (auto& d : r)
       rs.push_back({{"start", ex(d.start)}, {"end", ex(d.end)}, {"step", ex(d.step)}, {"tile", ex(d.tile)}});
     return {{"type", "Range"}, {"ranges", rs}};
+  }
+
+  /// A Structure as DaCe writes it: its members (the containers `name.field`) inside it.
+  Json structure(const SDFG& s, const std::string& name, const DataDesc& d) const {
+    const StructType* st = struct_of(d.dtype);
+    SDFC_ASSERT(st, "structure without a struct type: " + name);
+    Json members = Json::array();
+    for (auto& [field, t] : st->fields) {
+      std::string full = name + "." + field;
+      const DataDesc* m = s.find_data(full);
+      SDFC_ASSERT(m, "structure member without a container: " + full);
+      members.push_back({field, m->structure ? structure(s, full, *m) : data_desc(*m)});
+    }
+    Json a = Json::object();
+    a["members"] = members;
+    a["name"] = st->name;
+    a["shape"] = ex_list(d.shape);
+    if (d.transient) a["transient"] = true;
+    if (d.storage != StorageType::Default) a["storage"] = std::string(to_string(d.storage));
+    merge(a, d.extra);
+    return {{"type", "Structure"}, {"attributes", a}};
   }
 
   Json data_desc(const DataDesc& d) const {

@@ -49,6 +49,15 @@ struct DataDesc {
   /// fold-views pass rewrites every access through a view into one of the viewed container and
   /// removes the view, so no later pass sees one.
   bool view = false;
+  /// DaCe's `Structure`: one C struct (`dtype` its struct type, shape [1]) whose fields are its
+  /// members, each a container of this SDFG named `<name>.<field>` (an Array or a nested
+  /// Structure by pointer, a Scalar by value). A transient structure is its members alone: legalize
+  /// refuses any use of the structure itself.
+  bool structure = false;
+  /// A member of a non-transient Structure: its memory is the caller's, reached through the
+  /// structure's field. Never allocated and never an argument of its own: every function holding
+  /// the structure binds its members from the fields at entry (codegen's `bind_members`).
+  bool member = false;
   DType dtype = DType::Int32;
   std::vector<Expr> shape;
   std::vector<Expr> strides;  ///< Array only; C order when the file omits it

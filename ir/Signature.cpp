@@ -137,9 +137,17 @@ std::set<std::string> identifiers_in(const std::string& code) {
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t s = i;
       while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_')) ++i;
-      // a name after '.' is an attribute (math.log), not a variable
+      // a name after '.' is an attribute (math.log), not a variable; the dotted name as a whole
+      // (`A.x`, `A.x.y`) is one too: a structure's member
       bool attr = s > 0 && code[s - 1] == '.';
-      if (!attr) out.insert(code.substr(s, i - s));
+      if (!attr) {
+        out.insert(code.substr(s, i - s));
+        while (i + 1 < code.size() && code[i] == '.' &&
+               (std::isalpha(static_cast<unsigned char>(code[i + 1])) || code[i + 1] == '_')) {
+          for (++i; i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_');) ++i;
+          out.insert(code.substr(s, i - s));
+        }
+      }
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {  // numbers, including 1e5 and 7i64
@@ -188,7 +196,7 @@ Signature signature(const SDFG& sdfg) {
   Signature sig;
   std::vector<Argument> arrays, rest;
   for (auto& [name, d] : sdfg.arrays) {
-    if (d.transient) continue;
+    if (d.transient || d.member) continue;  // a structure's members come with it
     if (d.kind == DataKind::Array)
       arrays.push_back({name, Argument::Kind::Array, d.dtype, true, &d});
     else if (name.rfind("__dace", 0) != 0)

@@ -5,6 +5,8 @@
 #include <deque>
 #include <mutex>
 
+#include "ir/Diagnostic.h"
+
 namespace sdfc {
 namespace {
 
@@ -59,8 +61,10 @@ StructRegistry& registry() {
 std::size_t struct_size(const StructType& s) {
   std::size_t size = 0, align = 1;
   for (auto& [name, t] : s.fields) {
-    std::size_t n = kSizes[static_cast<std::size_t>(t)];
-    std::size_t a = t == DType::Complex64 ? 4 : t == DType::Complex128 ? 8 : n;
+    bool pointer = s.is_pointer(name);
+    SDFC_ASSERT(pointer || static_cast<std::size_t>(t) < kScalarTypes, "struct field of struct type by value: " + name);
+    std::size_t n = pointer ? sizeof(void*) : kSizes[static_cast<std::size_t>(t)];
+    std::size_t a = pointer ? alignof(void*) : t == DType::Complex64 ? 4 : t == DType::Complex128 ? 8 : n;
     size = (size + a - 1) / a * a + n;
     align = std::max(align, a);
   }

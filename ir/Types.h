@@ -3,6 +3,7 @@
 /// DaCe spellings. Parsing returns false for a name that is not in the enum.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -33,10 +34,16 @@ enum class DType {
 /// DaCe's `struct` dtype: named fields of scalar types in order, laid out as C lays out a struct
 /// of them (DaCe's ctypes.Structure does the same). Struct types are interned: each definition
 /// gets a DType value past the scalars (`intern_struct`), which every table of this file knows.
+/// The fields named in `pointers` are pointers to their type (a DaCe `Structure`'s C type: its
+/// array members are pointers to their elements, a nested structure a pointer to its struct).
 struct StructType {
   std::string name;
   std::vector<std::pair<std::string, DType>> fields;
-  bool operator==(const StructType& o) const { return name == o.name && fields == o.fields; }
+  std::vector<std::string> pointers;  ///< fields that are `type*` (sorted)
+  bool is_pointer(const std::string& field) const {
+    return std::binary_search(pointers.begin(), pointers.end(), field);
+  }
+  bool operator==(const StructType& o) const { return name == o.name && fields == o.fields && pointers == o.pointers; }
 };
 /// The DType standing for `s` (the same one for equal definitions; two definitions of one name
 /// with different fields are two types, which one program cannot hold both of).

@@ -10,6 +10,7 @@
 
 #include "ir/Memlets.h"
 #include "ir/Signature.h"
+#include "lang/CodeWriter.h"
 
 namespace sdfc {
 namespace {
@@ -133,6 +134,14 @@ class Validator {
                        [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
   }
 
+  /// `A.x`, `A.x.y`: a member of the structure container named by what precedes the last dot.
+  static bool member_name(const SDFG& s, const std::string& n) {
+    auto dot = n.rfind('.');
+    if (dot == std::string::npos || !valid_name(n.substr(dot + 1))) return false;
+    const DataDesc* parent = s.find_data(n.substr(0, dot));
+    return parent && parent->structure;
+  }
+
   void sdfg_body(const SDFG& s, const std::string& ptr) {
     if (!valid_name(s.name))
       error(ptr + "/attributes/name",
@@ -140,14 +149,21 @@ class Validator {
                         "not starting with a digit (as DaCe requires)",
                         s.name));
     std::set<std::string> names;
+    std::map<std::string, std::string> by_cpp_name;
     for (auto& [n, d] : s.arrays) {
       std::string p = ptr + "/attributes/_arrays/" + pointer_token(n);
-      if (!valid_name(n))
+      if (!valid_name(n) && !member_name(s, n))
         error(p, fmt::format(
                      "data container name \"{}\" is not a valid name; expected letters, digits and '_', not starting "
                      "with a digit (as DaCe requires)",
                      n));
       if (!names.insert(n).second) error(p, fmt::format("two data containers are named \"{}\"; rename one of them", n));
+      // A structure's member `A.x` is `A_x` in C++: no other container may have that name.
+      auto [other, fresh] = by_cpp_name.emplace(ident(n), n);
+      if (!fresh && other->second != n)
+        error(p, fmt::format("data containers \"{}\" and \"{}\" have the same C++ name \"{}\" (a structure's members "
+                             "are named <structure>_<member> there); rename one of them",
+                             other->second, n, ident(n)));
       data_desc(n, d, p);
     }
     std::set<std::string> syms;

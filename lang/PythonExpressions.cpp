@@ -459,6 +459,14 @@ Value Translator::call(const ExprNode& e) {
   if (auto cb = scope_.callbacks.find(e.name); cb != scope_.callbacks.end())
     return callback_call(e, *cb->second, false);
   if (auto st = scope_.structs.find(e.name); st != scope_.structs.end()) return struct_value(e, st->second);
+  if (auto l = lambdas_.find(e.name); l != lambdas_.end()) {
+    if (!e.kwnames.empty() || e.args.size() != l->second.params.size())
+      fail(fmt::format("lambda '{}' takes {} positional argument(s), but {} calls it with {}", e.name,
+                       l->second.params.size(), where(), e.args.size()));
+    std::map<std::string, Expr> bound;
+    for (std::size_t k = 0; k < e.args.size(); ++k) bound[l->second.params[k]] = e.args[k];
+    return expr(substitute(l->second.body, bound));
+  }
   for (const Expr& a : e.args)
     if (a->kind == ExprKind::Symbol && struct_named(a->name)) require_scalar(name_value(*a), e.name);
   if (!e.kwnames.empty())

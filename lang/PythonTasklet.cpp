@@ -372,6 +372,9 @@ void Translator::statement(const Statement& s) {
   if (!assignment)
     fail(fmt::format("tasklet line {}: unsupported statement '{}'; {}", line_, display(s.begin, s.end),
                      kAssignmentsOnly));
+  if (!assignment->op && !has_top_level_comma(s.begin, assignment->begin) &&
+      lambda_definition(parse(s.begin, assignment->begin), assignment->end, s.end))
+    return;
   if (find_assignment(assignment->end, s.end))
     fail(
         fmt::format("tasklet line {}: chained assignment '{}' is not supported; assign each target in its "
@@ -388,6 +391,48 @@ void Translator::statement(const Statement& s) {
   Expr target = parse(s.begin, assignment->begin);
   Expr value = parse(assignment->end, s.end);
   assign(target, assignment->op, value);
+}
+
+/// `NAME = lambda a, b: expression` (parenthesized or not, as DaCe's frontend writes it): recorded
+/// in `lambdas_`, inlined at each call (`call`: its parameters replaced by the call's arguments).
+/// False when the value is not a lambda.
+bool Translator::lambda_definition(const Expr& target, std::size_t begin, std::size_t end) {
+  std::size_t open = 0;  // parentheses opened before `lambda`: they close at the statement's end
+  for (; begin < end && (text_[begin] == ' ' || text_[begin] == '('); ++begin) open += text_[begin] == '(';
+  static constexpr std::string_view kLambda = "lambda";
+  if (text_.compare(begin, kLambda.size(), kLambda) != 0 || begin + kLambda.size() >= end ||
+      is_ident_char(text_[begin + kLambda.size()]))
+    return false;
+  std::size_t stop = end;
+  for (std::size_t k = 0; k < open; ++k) {
+    while (stop > begin && text_[stop - 1] == ' ') --stop;
+    if (stop <= begin || text_[stop - 1] != ')')
+      fail(fmt::format("tasklet line {}: malformed lambda in '{}'", line_, display(begin, end)));
+    --stop;
+  }
+  std::size_t colon = text_.find(':', begin);
+  if (colon == std::string::npos || colon >= stop)
+    fail(fmt::format("tasklet line {}: malformed lambda in '{}'", line_, display(begin, end)));
+  if (target->kind != ExprKind::Symbol || target->name.find('.') != std::string::npos ||
+      scope_.outputs.count(target->name) || scope_.inputs.count(target->name))
+    fail(fmt::format("tasklet line {}: a lambda must be assigned to a new name, not '{}'", line_, print_expr(target)));
+  Lambda l;
+  std::size_t p = begin + kLambda.size();
+  while (p < colon) {
+    while (p < colon && (text_[p] == ' ' || text_[p] == ',')) ++p;
+    std::size_t q = p;
+    while (q < colon && is_ident_char(text_[q])) ++q;
+    if (q == p && p < colon)
+      fail(
+          fmt::format("tasklet line {}: unsupported lambda parameters in '{}'; sdfc inlines lambdas of plain "
+                      "names (no defaults, *args or tuple unpacking)",
+                      line_, display(begin, stop)));
+    if (q > p) l.params.emplace_back(text_.substr(p, q - p));
+    p = q;
+  }
+  l.body = parse(colon + 1, stop);
+  lambdas_[target->name] = std::move(l);
+  return true;
 }
 
 /// DaCe's ufunc tasklets that write two outputs through a call: `py_divmod(n, d, q, r)` (numpy's

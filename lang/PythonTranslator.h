@@ -495,6 +495,7 @@ class Translator {
 
   void statement(const Statement& s);
   bool output_call(const Statement& s);
+  bool lambda_definition(const Expr& target, std::size_t begin, std::size_t end);
 
   std::optional<Assignment> find_assignment(std::size_t begin, std::size_t end) const;
 
@@ -585,11 +586,17 @@ class Translator {
   std::string code_pointer_;                           // an expression's JSON pointer ("" for a tasklet)
   std::map<std::string, Temporary> temps_;             // Python name -> current C++ variable
   std::map<std::string, std::set<DType>> temp_types_;  // Python name -> the types assigned to it
-  int loop_depth_ = 0;                                 // loops around the statement being translated
-  bool hoisted_ = false;                               // temporaries declared before the first statement (control flow)
-  std::set<std::string> cpp_names_;                    // C++ names of temporaries
-  std::set<std::string> words_;                        // identifiers of the code
-  std::vector<std::size_t> line_starts_;               // offsets of the lines of the code
+  /// `f = lambda a, b: a + b`: a local function of expressions, inlined where it is called.
+  struct Lambda {
+    std::vector<std::string> params;
+    Expr body;
+  };
+  std::map<std::string, Lambda> lambdas_;  // Python name -> its lambda
+  int loop_depth_ = 0;                     // loops around the statement being translated
+  bool hoisted_ = false;                   // temporaries declared before the first statement (control flow)
+  std::set<std::string> cpp_names_;        // C++ names of temporaries
+  std::set<std::string> words_;            // identifiers of the code
+  std::vector<std::size_t> line_starts_;   // offsets of the lines of the code
   std::string out_;
 };
 

@@ -117,6 +117,17 @@ class Legalizer {
       error(dp + "/attributes/dtype", fmt::format("data \"{}\" has struct type \"{}\", but another struct of that "
                                                   "name with other fields is in the program; rename one",
                                                   n, st->name));
+    if (d.structure) {
+      if (options_.target != Target::CPU)
+        error(dp, fmt::format("structure \"{}\" (DaCe's Structure \"{}\"): sdfc runs structures on the CPU target "
+                              "only (--target cpu)",
+                              n, st->name));
+      else if (d.storage != StorageType::Default && d.storage != StorageType::CPU_Heap)
+        error(dp + "/attributes/storage", fmt::format("structure \"{}\" has storage {}; sdfc's structures are host "
+                                                      "memory (Default or CPU_Heap)",
+                                                      n, to_string(d.storage)));
+      return;
+    }
     if (options_.target != Target::CPU)
       error(dp + "/attributes/dtype",
             fmt::format("data \"{}\" has struct type \"{}\": sdfc runs struct dtypes on the CPU target only "
@@ -192,7 +203,20 @@ class Legalizer {
       if (n.kind == NodeKind::Tasklet) output_fan_out(st, static_cast<int>(i), n, np);
       if (n.kind == NodeKind::Tasklet) callback_in_kernel(s, st, n, np);
       if (n.kind == NodeKind::NestedSDFG && n.sdfg) nested(s, st, static_cast<int>(i), n, np);
+      if (n.kind == NodeKind::Access) transient_structure(s, n.data, np);
     }
+    for (std::size_t i = 0; i < st.edges.size(); ++i)
+      transient_structure(s, st.edges[i].memlet.data, walk::edge_pointer(st, sp, i) + "/attributes/data");
+  }
+
+  /// A transient structure is its members (SDFG.h): nothing may use the structure itself.
+  void transient_structure(const SDFG& s, const std::string& name, const std::string& ptr) {
+    const DataDesc* d = name.empty() ? nullptr : s.find_data(name);
+    if (d && d->structure && d->transient)
+      error(ptr, fmt::format("transient structure \"{}\" is used as a whole; sdfc allocates a transient structure's "
+                             "members as containers of their own and supports using them by name (\"{}.{}\"), not "
+                             "the structure itself (pass its members instead)",
+                             name, name, struct_of(d->dtype)->fields.front().first));
   }
 
   /// A copy between the containers at the ends of an edge's memlet path: both subsets known; one

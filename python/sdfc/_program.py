@@ -99,6 +99,13 @@ class _Argument:
                 "which this package does not bind yet; call the program through DaCe (sdfc.dace.enable(): DaCe's "
                 "loader passes Python functions) or bind a C function with Program::set_callback in C++"
             )
+        if entry.get("structure"):
+            raise Error(
+                f"{path}: argument '{self.name}' is a structure (a pointer to the C struct {self.dtype_name}), which "
+                "this package does not bind yet; call the program through DaCe (sdfc.dace.enable(): DaCe's loader "
+                f"passes ctypes structures) or bind its address with Program::set_array(\"{self.name}\", &value, "
+                f"\"{self.dtype_name}\", 1) in C++"
+            )
         if self.dtype_name not in DTYPES:
             raise Error(
                 f"{path}: argument '{self.name}' has dtype {self.dtype_name}, which this package does not bind "

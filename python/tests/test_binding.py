@@ -250,3 +250,13 @@ def test_a_program_with_callbacks_is_refused_at_load_saying_where_callbacks_work
     text = str(error.value)
     assert "argument 'clock' is a callback (double (*)())" in text
     assert "sdfc.dace.enable()" in text and "Program::set_callback" in text
+
+
+def test_a_program_with_a_structure_argument_is_refused_at_load_saying_where_it_works(compiler):
+    """DaCe's Structure arguments (a pointer to a C struct of member pointers) are bound by DaCe's
+    loader (ctypes structures) or the C++ API; this package says so at load."""
+    with pytest.raises(sdfc.Error) as error:
+        sdfc.compile(REPOSITORY / "tests" / "data" / "structs" / "for_with_field.sdfg", compiler=compiler)
+    text = str(error.value)
+    assert "argument 'S' is a structure (a pointer to the C struct BoundedArray)" in text
+    assert "sdfc.dace.enable()" in text and 'Program::set_array("S", &value, "BoundedArray", 1)' in text

@@ -313,3 +313,123 @@ TEST(StructDtypes, AStructArgumentIsRefusedByName) {
             std::string::npos)
       << e;
 }
+
+// DaCe's Structure descriptors (tests/data/structs/make_structs.py): the C structs DaCe's loader
+// passes (ctypes structures of member pointers and scalar values), laid out as the library's.
+struct CSRMatrix {
+  int* indptr;
+  int* indices;
+  float* data;
+};
+struct InnerStruct {
+  float* a;
+  int b;
+};
+struct OuterStruct {
+  InnerStruct* x;
+  double* y;
+};
+struct BoundedArray {
+  double* data;
+  int length;
+};
+
+TEST(Structures, CsrToDenseThroughNestedSdfgsMatchesTheMatrix) {
+  // A 6 x 5 CSR matrix with an empty row and a full one, read through the structure passed whole
+  // into two nested SDFGs (interstate reads of indptr, memlet reads of indices and data).
+  Program p = Program::compile_file(data_path("structs/csr_to_dense.sdfg"));
+  std::vector<int> indptr{0, 2, 2, 7, 8, 8, 10}, indices{1, 3, 0, 1, 2, 3, 4, 4, 0, 2};
+  std::vector<float> data{1.5f, -2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CSRMatrix A{indptr.data(), indices.data(), data.data()};
+  for (int call = 0; call < 2; ++call) {
+    std::vector<float> B(30, -1.0f);
+    p.set_array("A", &A, "CSRMatrix", 1);
+    p.set_array("B", B.data(), B.size());
+    p.set_value("M", 6);
+    p.set_value("N", 5);
+    p.call();
+    std::vector<float> expected(30, -1.0f);
+    for (int i = 0; i < 6; ++i)
+      for (int k = indptr[i]; k < indptr[i + 1]; ++k) expected[i * 5 + indices[k]] = data[k];
+    EXPECT_EQ(B, expected);
+    data[0] += 1;
+  }
+}
+
+TEST(Structures, NestedStructuresAreCopiedMemberByMember) {
+  // B.x.a[:] = A.x.a[:]; B.x.b = A.x.b + 1; C[0] = B.x.b; B.y[:] = A.y[:]: the scalar member is
+  // written through the caller's struct.
+  Program p = Program::compile_file(data_path("structs/struct_recursive.sdfg"));
+  std::vector<float> aa(20), ba(20, 0.0f);
+  std::vector<double> ay(100), by(100, 0.0);
+  for (int i = 0; i < 20; ++i) aa[i] = 0.5f * i - 3;
+  for (int i = 0; i < 100; ++i) ay[i] = std::cos(0.1 * i);
+  InnerStruct ax{aa.data(), 41}, bx{ba.data(), 0};
+  OuterStruct A{&ax, ay.data()}, B{&bx, by.data()};
+  int C = -1;
+  p.set_array("A", &A, "OuterStruct", 1);
+  p.set_array("B", &B, "OuterStruct", 1);
+  p.set_array("C", &C, 1);
+  p.call();
+  EXPECT_EQ(ba, aa);
+  EXPECT_EQ(by, ay);
+  EXPECT_EQ(bx.b, 42);
+  EXPECT_EQ(C, 42);
+  EXPECT_EQ(ax.b, 41);
+}
+
+TEST(Structures, DenseToCsrThroughATransientStructure) {
+  // The transient structure's members are arrays of their own (sized by M and nnz), filled in
+  // loops and copied into the argument's members.
+  Program p = Program::compile_file(data_path("structs/dense_to_csr_local.sdfg"));
+  const int M = 4, N = 5;
+  std::vector<float> A{0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 4, 0, 5, 0, 0, 0, 0, 6};
+  std::vector<int> indptr(M + 1, -1), indices(6, -1);
+  std::vector<float> data(6, -1.0f);
+  CSRMatrix B{indptr.data(), indices.data(), data.data()};
+  p.set_array("A", A.data(), A.size());
+  p.set_array("B", &B, "CSRMatrix", 1);
+  p.set_value("M", M);
+  p.set_value("N", N);
+  p.set_value("nnz", 6);
+  p.call();
+  EXPECT_EQ(indptr, (std::vector<int>{0, 2, 2, 5, 6}));
+  EXPECT_EQ(indices, (std::vector<int>{1, 3, 0, 2, 4, 4}));
+  EXPECT_EQ(data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Structures, ALoopBoundedByAScalarMember) {
+  // for i in range(S.length): S.data[i] += 1, with length 0, 7 and 20 (of 20 elements).
+  Program p = Program::compile_file(data_path("structs/for_with_field.sdfg"));
+  for (int length : {0, 7, 20}) {
+    std::vector<double> data(20);
+    for (int i = 0; i < 20; ++i) data[i] = 0.25 * i;
+    BoundedArray S{data.data(), length};
+    p.set_array("S", &S, "BoundedArray", 1);
+    p.call();
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(data[i], 0.25 * i + (i < length ? 1 : 0)) << length << " " << i;
+  }
+}
+
+TEST(Structures, ATransientStructureUsedWholeAndGpuTargetsAreRefusedByName) {
+  Json j = load_json("structs/csr_to_dense.sdfg");  // A passed whole into a nested SDFG
+  j["attributes"]["_arrays"]["A"]["attributes"]["transient"] = true;
+  std::string e = refusal(j.dump());
+  EXPECT_NE(e.find("transient structure \"A\" is used as a whole; sdfc allocates a transient structure's members"),
+            std::string::npos)
+      << e;
+  Options gpu;
+  gpu.target = "cuda";
+  e = refusal(load_json("structs/for_with_field.sdfg").dump(), gpu);
+  EXPECT_NE(e.find("structure \"S\" (DaCe's Structure \"BoundedArray\"): sdfc runs structures on the CPU target "
+                   "only"),
+            std::string::npos)
+      << e;
+  Json bad = load_json("structs/for_with_field.sdfg");
+  bad["attributes"]["_arrays"]["S"]["attributes"]["members"][0][1]["type"] = "StructureView";
+  e = refusal(bad.dump());
+  EXPECT_NE(e.find("unsupported data descriptor type \"StructureView\"; supported: Array, Scalar, ArrayView, View, "
+                   "Structure"),
+            std::string::npos)
+      << e;
+}

@@ -283,7 +283,8 @@ TEST(Reader, UnsupportedDescriptorAndBlock) {
   j["attributes"]["_arrays"]["A"]["type"] = "Stream";
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/type");
-  EXPECT_EQ(d.message, "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View");
+  EXPECT_EQ(d.message,
+            "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View, Structure");
   Json k = small();
   k["nodes"][1]["type"] = "TaskGraphRegion";  // a block type sdfc does not know
   d = one_problem(k);
@@ -334,7 +335,8 @@ TEST(Reader, StructDtypeProblemsAreNamed) {
       {"type", "struct"}, {"name", "pair"}, {"data", Json::array({Json::array({"a", {{"type", "struct"}}})})}};
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype/data/0/1");
-  EXPECT_EQ(d.message, "struct field \"a\" of struct \"pair\" is itself composite; sdfc's struct fields are scalars");
+  EXPECT_EQ(d.message,
+            "struct field \"a\" of struct \"pair\" is itself composite; sdfc's struct fields are scalars and pointers");
   j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {
       {"type", "struct"},
       {"name", "pair"},
@@ -535,4 +537,66 @@ TEST(Reader, EdgeWithoutAttributesIsAnEmptyMemlet) {
   EXPECT_TRUE(e.memlet.data.empty());
   EXPECT_EQ(print_expr(e.memlet.volume), "0");
   EXPECT_NO_THROW(write_sdfg(*sdfg));
+}
+
+TEST(Reader, StructuresBecomeAStructAndMemberContainers) {
+  // DaCe's Structure "OuterStruct" {x: Structure "InnerStruct" {a: float32[20], b: int32}, y:
+  // float64[10, 10]}: the structure is one element of a struct type whose array and structure
+  // fields are pointers; each member is the container `A.field`, after its structure.
+  auto sdfg = read_sdfg(slurp(data_path("structs/struct_recursive.sdfg")));
+  std::vector<std::string> names;
+  for (auto& [n, d] : sdfg->arrays)
+    if (n.rfind("A", 0) == 0) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"A", "A.x", "A.x.a", "A.x.b", "A.y"}));
+  const DataDesc* a = sdfg->find_data("A");
+  ASSERT_TRUE(a && a->structure && !a->member && !a->transient);
+  const StructType* outer = struct_of(a->dtype);
+  ASSERT_TRUE(outer);
+  EXPECT_EQ(outer->name, "OuterStruct");
+  EXPECT_EQ(outer->pointers, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(dtype_size(a->dtype), 16u);
+  const DataDesc* x = sdfg->find_data("A.x");
+  ASSERT_TRUE(x && x->structure && x->member);
+  EXPECT_EQ(outer->fields[0], std::make_pair(std::string("x"), x->dtype));
+  const StructType* inner = struct_of(x->dtype);
+  EXPECT_EQ(inner->pointers, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(dtype_size(x->dtype), 16u);  // float* then int, padded to 8
+  const DataDesc* b = sdfg->find_data("A.x.b");
+  ASSERT_TRUE(b && b->member && b->kind == DataKind::Scalar && b->dtype == DType::Int32);
+  EXPECT_EQ(sdfg->find_data("A.x.a")->shape.size(), 1u);
+  // Written back as DaCe writes it (members inside their structure) and read again unchanged.
+  std::string text = write_sdfg(*sdfg);
+  Json j = Json::parse(text);
+  EXPECT_EQ(j["attributes"]["_arrays"]["A"]["type"], "Structure");
+  EXPECT_FALSE(j["attributes"]["_arrays"].contains("A.x"));
+  EXPECT_EQ(j["attributes"]["_arrays"]["A"]["attributes"]["members"][0][1]["type"], "Structure");
+  auto back = read_sdfg(text);
+  EXPECT_EQ(write_sdfg(*back), text);
+  EXPECT_EQ(back->find_data("A.x")->dtype, x->dtype);
+}
+
+TEST(Reader, StructureProblemsAreNamed) {
+  Json j = load_json("structs/for_with_field.sdfg");
+  j["attributes"]["_arrays"]["S"]["attributes"]["members"][1][0] = "data";
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/S/attributes/members/1/0");
+  EXPECT_EQ(d.message, "structure \"S\" has two members named \"data\"");
+  j = load_json("structs/for_with_field.sdfg");
+  j["attributes"]["_arrays"]["S"]["attributes"]["members"][0][1]["type"] = "ArrayView";
+  d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/S/attributes/members/0/1/type");
+  EXPECT_EQ(
+      d.message,
+      "member \"data\" of structure \"S\" is a view; sdfc's structure members are arrays, scalars and structures");
+}
+
+TEST(Validate, AMemberNamedLikeAnotherContainerInCxxIsRefused) {
+  Json j = load_json("structs/for_with_field.sdfg");
+  j["attributes"]["_arrays"]["S_data"] = {{"type", "Scalar"},
+                                          {"attributes", {{"dtype", "int32"}, {"transient", true}}}};
+  auto d = one_problem(j);
+  EXPECT_EQ(d.pointer, "/attributes/_arrays/S_data");
+  EXPECT_EQ(d.message,
+            "data containers \"S.data\" and \"S_data\" have the same C++ name \"S_data\" (a structure's members are "
+            "named <structure>_<member> there); rename one of them");
 }

@@ -759,3 +759,17 @@ TEST(PythonTasklet, CallbackCalls) {
   EXPECT_NE(message_of("product(r, x, t, r)", s).find("connector 'r' is int32, the callback takes float64"),
             std::string::npos);
 }
+
+TEST(PythonTasklet, LambdasAreInlinedWhereTheyAreCalled) {
+  // DaCe's frontend writes `f = lambda a, b: a + b` as `f = (lambda a, b: (a + b))`; the parameters
+  // are replaced by the call's arguments all at once (here `a` and `b` are also connectors).
+  EXPECT_EQ(translate("f = (lambda a, b: (a + b))\no = f(y, z)"), "o = y + z;\n");
+  EXPECT_EQ(translate("f = lambda a, b: a * 2 + b\no = f(b, a)"), "o = b * 2 + a;\n");
+  EXPECT_EQ(translate("g = lambda: x\no = g() + g()"), "o = x + x;\n");
+  EXPECT_EQ(message_of("f = lambda a: a\no = f(x, y)"),
+            "lambda 'f' takes 1 positional argument(s), but tasklet line 2 calls it with 2");
+  EXPECT_EQ(message_of("f = lambda a=1: a\no = f()"),
+            "tasklet line 1: unsupported lambda parameters in 'lambda a=1: a'; sdfc inlines lambdas of plain names (no "
+            "defaults, *args or tuple unpacking)");
+  EXPECT_EQ(message_of("o = lambda a: a"), "tasklet line 1: a lambda must be assigned to a new name, not 'o'");
+}
