@@ -212,6 +212,8 @@ void FramePrinter::prologue(CodeWriter& w) {
   if (root_.libraries.count("cblas"))
     w.line("#include \"sdfc/blas.h\"  // CBLAS on host data (--blas vendor, DaCe's CBLAS tasklets)");
   if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
+  if (root_.libraries.count("linalg"))
+    w.line("#include \"sdfc/linalg.h\"  // numpy.linalg's inv, solve, cholesky (DaCe's LAPACK nodes) on the host");
   if (options_.target == Target::HIP) w.line("#include \"sdfc/gpu_runtime_names.h\"  // CUDA names in DaCe code");
   w.line("");
   struct_definitions(w);

@@ -278,9 +278,10 @@ struct Node {
   /// work on a stream sdfc does not know (CuPy's current stream), so the host waits for the whole
   /// device after it.
   bool device_sync_after = false;
-  /// expand-library-nodes (--blas vendor): this tasklet is sdfc's own call into a vendor library,
-  /// "cblas" (host data) or "cublas" (GPU data, outside kernels: a GPU operation on `stream`,
-  /// ordered like a kernel launch); "" for every other node. The tasklet check skips such tasklets.
+  /// expand-library-nodes: this tasklet is sdfc's own call into a library, "cblas" (--blas vendor,
+  /// host data), "cublas" (--blas vendor, GPU data, outside kernels: a GPU operation on `stream`,
+  /// ordered like a kernel launch) or "linalg" (sdfc/linalg.h: DaCe's Inv, Solve and Cholesky on
+  /// host data); "" for every other node. The tasklet check skips such tasklets.
   std::string library_call;
   /// outline-kernels: set on every GPU_Device map entry outside a kernel.
   std::optional<KernelPlan> kernel;

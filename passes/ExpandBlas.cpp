@@ -631,4 +631,107 @@ void Expander::einsum(const Site& x) {
   e.finish();
 }
 
+Expr Expander::square(const Site& x, const Operand& a, const char* conn) {
+  if (a.rank() != 2)
+    refuse(x.ptr, fmt::format("{}: operand {} has {} dimensions (of extent other than 1); a square matrix is expected",
+                              x.who(), conn, a.rank()));
+  std::vector<Expr> s = a.shape(true);
+  sizes_agree(x, s[0], s[1], fmt::format("the rows and columns of {}", conn));
+  return s[0];
+}
+
+void Expander::linalg_call(Expansion& e, const Site& x, const std::string& fn, DType t, const std::string& args,
+                           const std::vector<std::pair<std::string, std::string>>& ins,
+                           const std::pair<std::string, std::string>& out) {
+  auto whole = [&](const std::string& array) {
+    std::vector<std::string> dims;
+    for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
+    return join(dims);
+  };
+  std::string what;
+  for (char ch : x.who())
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
+  std::string code = fmt::format("sdfc::linalg::{}<{}>(\"{}\", {});", fn, dtype_ctype(t), what, args);
+  StateBuilder b = e.state(fn);
+  std::vector<std::string> conns;
+  for (auto& [conn, array] : ins) conns.push_back(conn);
+  int tk = b.tasklet("linalg_" + fn, conns, {out.first}, code, Language::CPP);
+  b.state().node(tk).library_call = "linalg";
+  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(array));
+  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(out.second));
+  libraries_.insert("linalg");
+}
+
+namespace {
+/// Refuses GPU data: sdfc's linear-algebra functions run on the host.
+void host_only(const Site& x, ScheduleType schedule) {
+  if (schedule == ScheduleType::GPU_Device || is_gpu_schedule(schedule))
+    refuse(x.ptr, fmt::format("{}: sdfc computes this on host data only (its runtime's LU and Cholesky); copy the "
+                              "matrix to host memory first, or expand the node in DaCe (cuSolverDn)",
+                              x.who()));
+}
+}  // namespace
+
+void Expander::inv(const Site& x) {
+  Operand a = required(x, "_ain", true), out = required(x, "_aout", false);
+  host_only(x, schedule(x, {&a, &out}));
+  Expr n = square(x, a, "_ain");
+  sizes_agree(x, n, square(x, out, "_aout"), "the sizes of _ain and _aout");
+  Expansion e(x, fmt::format("inv_{}", counter_++));
+  e.bind("_ain", a, true, true);
+  e.bind("_aout", out, false, true);
+  e.uses_symbols(n);
+  const DataDesc &da = e.array("_ain"), &dout = e.array("_aout");
+  for (const Expr& s : {da.strides[0], da.strides[1], dout.strides[0], dout.strides[1]}) e.uses_symbols(s);
+  linalg_call(e, x, "inv", out.desc->dtype,
+              fmt::format("{}, __a, {}, {}, __out, {}, {}", cpp(n), cpp(da.strides[0]), cpp(da.strides[1]),
+                          cpp(dout.strides[0]), cpp(dout.strides[1])),
+              {{"__a", "_ain"}}, {"__out", "_aout"});
+  e.finish();
+}
+
+void Expander::solve(const Site& x) {
+  Operand a = required(x, "_ain", true), b = required(x, "_bin", true), out = required(x, "_bout", false);
+  host_only(x, schedule(x, {&a, &b, &out}));
+  Expr n = square(x, a, "_ain");
+  if (b.rank() < 1 || b.rank() > 2 || out.rank() != b.rank())
+    refuse(x.ptr, fmt::format("{}: the right-hand side has {} dimensions and the solution {}; a vector or a matrix "
+                              "of both is expected",
+                              x.who(), b.rank(), out.rank()));
+  std::vector<Expr> sb = b.shape(true), so = out.shape(true);
+  sizes_agree(x, n, sb[0], "the sizes of _ain and the rows of _bin");
+  for (std::size_t k = 0; k < sb.size(); ++k) sizes_agree(x, sb[k], so[k], "the shapes of _bin and _bout");
+  Expansion e(x, fmt::format("solve_{}", counter_++));
+  e.bind("_ain", a, true, true);
+  e.bind("_bin", b, true, true);
+  e.bind("_bout", out, false, true);
+  const DataDesc &da = e.array("_ain"), &db = e.array("_bin"), &dout = e.array("_bout");
+  Expr m = sb.size() == 2 ? sb[1] : make_int(1);
+  Expr b1 = sb.size() == 2 ? db.strides[1] : make_int(0), o1 = sb.size() == 2 ? dout.strides[1] : make_int(0);
+  for (const Expr& s : {n, m, da.strides[0], da.strides[1], db.strides[0], b1, dout.strides[0], o1}) e.uses_symbols(s);
+  linalg_call(e, x, "solve", out.desc->dtype,
+              fmt::format("{}, {}, __a, {}, {}, __b, {}, {}, __out, {}, {}", cpp(n), cpp(m), cpp(da.strides[0]),
+                          cpp(da.strides[1]), cpp(db.strides[0]), cpp(b1), cpp(dout.strides[0]), cpp(o1)),
+              {{"__a", "_ain"}, {"__b", "_bin"}}, {"__out", "_bout"});
+  e.finish();
+}
+
+void Expander::cholesky(const Site& x) {
+  Operand a = required(x, "_a", true), out = required(x, "_b", false);
+  host_only(x, schedule(x, {&a, &out}));
+  Expr n = square(x, a, "_a");
+  sizes_agree(x, n, square(x, out, "_b"), "the sizes of _a and _b");
+  bool lower = !x.node().extra.contains("lower") || flag(x, "lower");  // DaCe's default: lower
+  Expansion e(x, fmt::format("cholesky_{}", counter_++));
+  e.bind("_a", a, true, true);
+  e.bind("_b", out, false, true);
+  const DataDesc &da = e.array("_a"), &dout = e.array("_b");
+  for (const Expr& s : {n, da.strides[0], da.strides[1], dout.strides[0], dout.strides[1]}) e.uses_symbols(s);
+  linalg_call(e, x, "cholesky", out.desc->dtype,
+              fmt::format("{}, __a, {}, {}, __out, {}, {}, {}", cpp(n), cpp(da.strides[0]), cpp(da.strides[1]),
+                          cpp(dout.strides[0]), cpp(dout.strides[1]), lower ? "true" : "false"),
+              {{"__a", "_a"}}, {"__out", "_b"});
+  e.finish();
+}
+
 }  // namespace sdfc::library

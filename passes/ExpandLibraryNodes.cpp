@@ -19,6 +19,9 @@ const std::vector<Expander::LibraryClass>& Expander::classes() {
       {"dace.libraries.linalg.nodes.ttranspose.TensorTranspose", &Expander::tensor_transpose},
       {"dace.libraries.linalg.nodes.tensordot.TensorDot", &Expander::tensor_dot},
       {"dace.libraries.blas.nodes.einsum.Einsum", &Expander::einsum},
+      {"dace.libraries.linalg.nodes.inv.Inv", &Expander::inv},
+      {"dace.libraries.linalg.nodes.solve.Solve", &Expander::solve},
+      {"dace.libraries.linalg.nodes.cholesky.Cholesky", &Expander::cholesky},
   };
   return list;
 }

@@ -442,6 +442,22 @@ class Expander {
   /// output of the product of the inputs + beta * out, the sum in order. Refused: `...`, a letter
   /// twice in one operand (a diagonal), a result without letters.
   void einsum(const Site& x);
+  /// Inv (`_ain` -> `_aout`; overwrite): numpy.linalg.inv. Solve (`_ain`, `_bin` -> `_bout`):
+  /// numpy.linalg.solve, `_bin` a vector or a matrix of right-hand sides. Cholesky (`_a` -> `_b`;
+  /// lower): numpy.linalg.cholesky. DaCe calls LAPACK for them; sdfc calls its runtime's host
+  /// functions (sdfc/linalg.h: LU with partial pivoting, Cholesky by columns) from a C++ tasklet
+  /// on the whole matrices. GPU data is refused.
+  void inv(const Site& x);
+  void solve(const Site& x);
+  void cholesky(const Site& x);
+  /// Fills expansion `e` with the call `sdfc::linalg::fn<T>(what, args)` of one C++ tasklet reading
+  /// the arrays `ins` (connector, array) whole and writing `out` whole.
+  void linalg_call(Expansion& e, const Site& x, const std::string& fn, DType t, const std::string& args,
+                   const std::vector<std::pair<std::string, std::string>>& ins,
+                   const std::pair<std::string, std::string>& out);
+  /// The operand on `conn` as a square matrix (dimensions of extent 1 left out); its extent.
+  Expr square(const Site& x, const Operand& a, const char* conn);
+
   /// A list of distinct dimensions below `rank` in attribute `name` (absent: empty).
   std::vector<std::size_t> axes(const Site& x, const char* name, std::size_t rank);
 

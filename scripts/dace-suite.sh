@@ -45,12 +45,11 @@ selection=(
   tests/numpy/reshape_test.py
   tests/python_frontend/structures/structure_python_test.py
   tests/python_frontend/lambda_test.py
+  tests/numpy/linalg_test.py
 )
 # Tests of those files that sdfc refuses with an error naming the construct (docs/status.md lists
 # why), or that fail with DaCe's own compiler too; deselected in CI's selection.
 known=(
-  # LAPACK's Inv (a Structure's members inverted: expand the library node in DaCe first)
-  tests/python_frontend/structures/structure_python_test.py::test_rgf
   # callbacks returning Python objects (composite dtypes "opaque", "string")
   tests/python_frontend/callback_autodetect_test.py::test_string_callback
   tests/python_frontend/callback_autodetect_test.py::test_unknown_pyobject

@@ -433,3 +433,121 @@ TEST(Structures, ATransientStructureUsedWholeAndGpuTargetsAreRefusedByName) {
             std::string::npos)
       << e;
 }
+
+// numpy.linalg's inv, solve and cholesky (DaCe's Inv, Solve and Cholesky library nodes, which
+// DaCe computes with LAPACK; tests/data/linalg/make_linalg.py), checked by their definitions.
+namespace {
+/// A well-conditioned n x n matrix that needs row exchanges (a zero first pivot).
+std::vector<double> pivoting_matrix(int n) {
+  std::vector<double> a(n * n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) a[i * n + j] = std::sin(1.3 * i + 0.7 * j) + (i == j ? n : 0);
+  a[0] = 0;
+  return a;
+}
+}  // namespace
+
+TEST(Linalg, InverseTimesTheMatrixIsTheIdentity) {
+  Program p = Program::compile_file(data_path("linalg/inv.sdfg"));
+  for (int n : {1, 7, 40}) {
+    std::vector<double> a = pivoting_matrix(n), r(n * n, -1);
+    if (n == 1) a[0] = 4;
+    p.set_array("A", a.data(), a.size());
+    p.set_array("__return", r.data(), r.size());
+    p.set_value("N", n);
+    p.call();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int k = 0; k < n; ++k) s += a[i * n + k] * r[k * n + j];
+        EXPECT_NEAR(s, i == j ? 1 : 0, 1e-12) << n << " " << i << " " << j;
+      }
+  }
+}
+
+TEST(Linalg, SolveGivesTheRightHandSideBack) {
+  const int n = 9;
+  std::vector<double> a = pivoting_matrix(n);
+  Program matrix = Program::compile_file(data_path("linalg/solve.sdfg"));
+  std::vector<double> b(n * 3), x(n * 3, -1);
+  for (int i = 0; i < n * 3; ++i) b[i] = std::cos(0.4 * i);
+  matrix.set_array("A", a.data(), a.size());
+  matrix.set_array("B", b.data(), b.size());
+  matrix.set_array("__return", x.data(), x.size());
+  matrix.set_value("N", n);
+  matrix.call();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += a[i * n + k] * x[k * 3 + j];
+      EXPECT_NEAR(s, b[i * 3 + j], 1e-12) << i << " " << j;
+    }
+  Program vector = Program::compile_file(data_path("linalg/solve_vector.sdfg"));
+  std::vector<double> v(n), y(n, -1);
+  for (int i = 0; i < n; ++i) v[i] = 1.0 / (i + 1);
+  vector.set_array("A", a.data(), a.size());
+  vector.set_array("b", v.data(), v.size());
+  vector.set_array("__return", y.data(), y.size());
+  vector.set_value("N", n);
+  vector.call();
+  for (int i = 0; i < n; ++i) {
+    double s = 0;
+    for (int k = 0; k < n; ++k) s += a[i * n + k] * y[k];
+    EXPECT_NEAR(s, v[i], 1e-12) << i;
+  }
+}
+
+TEST(Linalg, CholeskyFactorIsLowerAndMultipliesBack) {
+  const int n = 12;
+  std::vector<double> m = pivoting_matrix(n), a(n * n, 0), l(n * n, -1);
+  for (int i = 0; i < n; ++i)  // a = m m^T + n I: symmetric positive definite
+    for (int j = 0; j < n; ++j) {
+      for (int k = 0; k < n; ++k) a[i * n + j] += m[i * n + k] * m[j * n + k];
+      if (i == j) a[i * n + j] += n;
+    }
+  Program p = Program::compile_file(data_path("linalg/cholesky.sdfg"));
+  p.set_array("A", a.data(), a.size());
+  p.set_array("__return", l.data(), l.size());
+  p.set_value("N", n);
+  p.call();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (j > i) EXPECT_EQ(l[i * n + j], 0.0) << i << " " << j;
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += l[i * n + k] * l[j * n + k];
+      EXPECT_NEAR(s, a[i * n + j], 1e-9 * n * n) << i << " " << j;
+    }
+  for (int i = 0; i < n; ++i) EXPECT_GT(l[i * n + i], 0) << i;
+}
+
+TEST(Linalg, ComplexInverseOfASliceAndSingularMatricesAreErrors) {
+  const int n = 5;
+  Program p = Program::compile_file(data_path("linalg/inv_complex.sdfg"));
+  std::vector<std::complex<double>> a(2 * n * n), r(n * n);
+  for (int s = 0; s < 2; ++s)  // two well-conditioned complex matrices (a diagonal of n added)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        a[(s * n + i) * n + j] = {std::sin(1.3 * i + 0.7 * j + s) + (i == j ? n : 0), std::cos(0.4 * i - 1.1 * j)};
+  p.set_array("A", a.data(), a.size());
+  p.set_array("__return", r.data(), r.size());
+  p.set_value("N", n);
+  p.call();
+  const std::complex<double>* m = a.data() + n * n;  // A[1]
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      std::complex<double> s = 0;
+      for (int k = 0; k < n; ++k) s += m[i * n + k] * r[k * n + j];
+      EXPECT_NEAR(std::abs(s - (i == j ? 1.0 : 0.0)), 0, 1e-12) << i << " " << j;
+    }
+  Program q = Program::compile_file(data_path("linalg/inv.sdfg"));
+  std::vector<double> singular(9, 1.0), out(9);
+  q.set_array("A", singular.data(), singular.size());
+  q.set_array("__return", out.data(), out.size());
+  q.set_value("N", 3);
+  try {
+    q.call();
+    ADD_FAILURE() << "a singular matrix was inverted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the matrix is singular (column 1)"), std::string::npos) << e.what();
+  }
+}
