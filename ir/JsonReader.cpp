@@ -191,10 +191,19 @@ class Reader {
 
   DType dtype(const Json& j, const std::string& ptr) const {
     if (j.is_object() && j.value("type", "") == "struct") return struct_dtype(j, ptr);
-    if (j.is_object())
-      fail(ptr,
-           fmt::format("unsupported composite dtype {} (supported: scalar types such as float64, and structs of them)",
-                       j.contains("type") ? j["type"].dump() : std::string("object")));
+    if (j.is_object()) {
+      std::string kind = j.contains("type") ? j["type"].dump() : std::string("object");
+      std::string advice;
+      if (kind == "\"opaque\"")
+        advice =
+            "; DaCe's opaque types are C types sdfc does not know, such as the Python objects (pyobject) a "
+            "callback returns: let callbacks return numbers or arrays";
+      if (kind == "\"string\"")
+        advice = "; DaCe's strings reach Python callbacks as Python objects: pass numbers or arrays instead";
+      fail(ptr, fmt::format(
+                    "unsupported composite dtype {} (supported: scalar types such as float64, and structs of them){}",
+                    kind, advice));
+    }
     std::string s = string(j, ptr, "a dtype name");
     auto t = parse_dtype(s);
     if (!t) {
@@ -588,9 +597,17 @@ class Reader {
     } else if (type == "Scalar") {
       d.kind = DataKind::Scalar;
     } else {
+      std::string advice =
+          type == "Stream"
+              ? "DaCe's streams (queues pushed and popped at run time) are not modelled by sdfc: write the elements "
+                "into an array with a counter"
+          : type.rfind("Structure", 0) == 0 || type.rfind("Container", 0) == 0
+              ? "structure views and references and container arrays are not: pass the structure or its members"
+              : "a descriptor class sdfc does not know (a Python subclass of Array keeps its meaning in DaCe only): "
+                "declare the data as dace.data.Array";
       fail(at(ptr, "type"), fmt::format("unsupported data descriptor type \"{}\"; supported: Array, Scalar, "
-                                        "ArrayView, View, Structure",
-                                        type));
+                                        "ArrayView, View, Structure; {}",
+                                        type, advice));
     }
     std::string ap = at(ptr, "attributes");
     const Json& attrs = j.contains("attributes") ? object(j["attributes"], ap, "descriptor attributes") : kEmptyObject;

@@ -305,8 +305,10 @@ class Folder {
     const DataDesc* cd = sdfg_.find_data(container);
     SDFC_ASSERT(vd && cd, "validated data missing: " + ep);
     if (vd->dtype != cd->dtype)
-      refuse(np, fmt::format("view \"{}\" ({}) views \"{}\" ({}): views that reinterpret data are not supported", name,
-                             to_string(vd->dtype), container, to_string(cd->dtype)));
+      refuse(np, fmt::format("view \"{}\" ({}) views \"{}\" ({}): views that reinterpret data (numpy's "
+                             "A.view(dtype)) are not supported; copy the data into an array of the view's dtype "
+                             "(A.astype(dtype)), or reinterpret it outside the program",
+                             name, to_string(vd->dtype), container, to_string(cd->dtype)));
     ViewMap m(name, *vd, container, *cd, read_view ? subs.src : subs.dst, ep);
 
     // Every memlet that addresses this view node (its data names the view and its path ends here,

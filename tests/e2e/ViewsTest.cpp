@@ -172,8 +172,9 @@ TEST(Views, UnsupportedViewsAreRefusedNamingTheView) {
     int x = s.access("X"), v = s.access("bits");
     s.view_of(v, x, "0, 0:M");
     s.copy(v, s.access("out"), "0:M", "0:M");
-    EXPECT_NE(refusal(b).find("view \"bits\" (int64) views \"X\" (float64): views that reinterpret data are not "
-                              "supported"),
+    EXPECT_NE(refusal(b).find("view \"bits\" (int64) views \"X\" (float64): views that reinterpret data (numpy's "
+                              "A.view(dtype)) are not supported; copy the data into an array of the view's dtype "
+                              "(A.astype(dtype)), or reinterpret it outside the program"),
               std::string::npos)
         << refusal(b);
   }

@@ -284,7 +284,9 @@ TEST(Reader, UnsupportedDescriptorAndBlock) {
   auto d = one_problem(j);
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/type");
   EXPECT_EQ(d.message,
-            "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View, Structure");
+            "unsupported data descriptor type \"Stream\"; supported: Array, Scalar, ArrayView, View, Structure; "
+            "DaCe's streams (queues pushed and popped at run time) are not modelled by sdfc: write the elements into "
+            "an array with a counter");
   Json k = small();
   k["nodes"][1]["type"] = "TaskGraphRegion";  // a block type sdfc does not know
   d = one_problem(k);
@@ -301,6 +303,17 @@ TEST(Reader, CompositeDtypeIsUnsupported) {
   EXPECT_EQ(d.pointer, "/attributes/_arrays/A/attributes/dtype");
   EXPECT_EQ(d.message,
             "unsupported composite dtype \"pointer\" (supported: scalar types such as float64, and structs of them)");
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = {{"type", "opaque"}, {"ctype", "PyObject*"}};
+  EXPECT_EQ(one_problem(j).message,
+            "unsupported composite dtype \"opaque\" (supported: scalar types such as float64, and structs of them); "
+            "DaCe's opaque types are C types sdfc does not know, such as the Python objects (pyobject) a callback "
+            "returns: let callbacks return numbers or arrays");
+  j["attributes"]["_arrays"]["A"]["attributes"]["dtype"] = "float64";
+  j["attributes"]["_arrays"]["A"]["type"] = "ArraySubclass";  // DaCe's replacements_test
+  EXPECT_EQ(one_problem(j).message,
+            "unsupported data descriptor type \"ArraySubclass\"; supported: Array, Scalar, ArrayView, View, "
+            "Structure; a descriptor class sdfc does not know (a Python subclass of Array keeps its meaning in DaCe "
+            "only): declare the data as dace.data.Array");
 }
 
 TEST(Reader, StructDtypesAreInternedWithCLayout) {
