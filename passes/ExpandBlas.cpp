@@ -60,11 +60,6 @@ void Expander::vendor_call(Expansion& e, const Site& x, const std::string& lib, 
                            const std::pair<std::string, std::string>& out, const std::string& cin,
                            const Coefficient& beta) {
   const DataDesc& od = e.array(out.second);
-  auto whole = [&](const std::string& array) {
-    std::vector<std::string> dims;
-    for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
-    return join(dims);
-  };
   if (!cin.empty()) {
     Loops loops;
     Access to{"__out", out.second, {}}, from{"__in", cin, {}};
@@ -80,9 +75,7 @@ void Expander::vendor_call(Expansion& e, const Site& x, const std::string& lib, 
                 lib == "cublas" ? ScheduleType::GPU_Device : ScheduleType::Default);
   }
   if (!beta.is(0) || !cin.empty()) ins.push_back({"__cin", out.second});
-  std::string what;
-  for (char ch : x.who())
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
+  std::string what = call_label(x);
   std::string type = t == DType::Float32 ? "float" : "double";
   std::string code = lib == "cublas" ? fmt::format(
                                            "sdfc::gpu::blas_{}<{}>(__state->__sdfc_gpu, __state->__sdfc_blas, "
@@ -94,9 +87,24 @@ void Expander::vendor_call(Expansion& e, const Site& x, const std::string& lib, 
   for (auto& [conn, array] : ins) conns.push_back(conn);
   int tk = b.tasklet(lib + "_" + fn, conns, {out.first}, code, Language::CPP);
   b.state().node(tk).library_call = lib;
-  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(array));
-  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(out.second));
+  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(e, array));
+  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(e, out.second));
   libraries_.insert(lib);
+}
+
+/// The subset of all of array `array` of expansion `e` ("0:M, 0:N").
+std::string Expander::whole(const Expansion& e, const std::string& array) {
+  std::vector<std::string> dims;
+  for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
+  return join(dims);
+}
+
+/// The node as a C string literal's text in a library call's messages (`Gemm gemm`).
+std::string Expander::call_label(const Site& x) {
+  std::string what;
+  for (char ch : x.who())
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
+  return what;
 }
 
 /// MatMul: dispatches on the operands' ranks (dimensions of extent 1 left out) as DaCe's
@@ -643,22 +651,14 @@ Expr Expander::square(const Site& x, const Operand& a, const char* conn) {
 void Expander::linalg_call(Expansion& e, const Site& x, const std::string& fn, DType t, const std::string& args,
                            const std::vector<std::pair<std::string, std::string>>& ins,
                            const std::pair<std::string, std::string>& out) {
-  auto whole = [&](const std::string& array) {
-    std::vector<std::string> dims;
-    for (const Expr& s : e.array(array).shape) dims.push_back(range_of(s));
-    return join(dims);
-  };
-  std::string what;
-  for (char ch : x.who())
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' || ch == '.') what += ch;
-  std::string code = fmt::format("sdfc::linalg::{}<{}>(\"{}\", {});", fn, dtype_ctype(t), what, args);
+  std::string code = fmt::format("sdfc::linalg::{}<{}>(\"{}\", {});", fn, dtype_ctype(t), call_label(x), args);
   StateBuilder b = e.state(fn);
   std::vector<std::string> conns;
   for (auto& [conn, array] : ins) conns.push_back(conn);
   int tk = b.tasklet("linalg_" + fn, conns, {out.first}, code, Language::CPP);
   b.state().node(tk).library_call = "linalg";
-  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(array));
-  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(out.second));
+  for (auto& [conn, array] : ins) b.edge(b.access(array), "", tk, conn, array, whole(e, array));
+  b.edge(tk, out.first, b.access(out.second), "", out.second, whole(e, out.second));
   libraries_.insert("linalg");
 }
 

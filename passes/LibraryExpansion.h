@@ -370,6 +370,9 @@ class Expander {
   /// lambda whose int64 parameters shadow the symbols (`M * N` of int32 symbols must not overflow).
   static std::string cpp(const Expr& e);
 
+  static std::string whole(const Expansion& e, const std::string& array);
+  static std::string call_label(const Site& x);
+
   /// A coefficient as a value of dtype `t`.
   static std::string scalar(const Coefficient& c, DType t);
 
