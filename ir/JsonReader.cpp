@@ -531,13 +531,7 @@ class Reader {
       d.transient = *parent_transient;
       d.member = !*parent_transient;
     }
-    if (auto s = attrs.find("storage"); s != attrs.end()) {
-      std::string v = string(*s, at(ap, "storage"), "a storage type");
-      if (auto st = parse_storage(v))
-        d.storage = *st;
-      else
-        defer(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
-    }
+    storage(attrs, ap, d);
     StructType st;
     st.name = string(require(attrs, ap, "name"), at(ap, "name"), "a structure's type name");
     if (!is_identifier(st.name))
@@ -587,6 +581,17 @@ class Reader {
     return self.dtype;
   }
 
+  /// A descriptor's `storage` attribute (at `ap`), when it has one, into `d`.
+  void storage(const Json& attrs, const std::string& ap, DataDesc& d) const {
+    auto s = attrs.find("storage");
+    if (s == attrs.end()) return;
+    std::string v = string(*s, at(ap, "storage"), "a storage type");
+    if (auto st = parse_storage(v))
+      d.storage = *st;
+    else
+      defer(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
+  }
+
   DataDesc data_desc(const Json& j, const std::string& ptr) const {
     object(j, ptr, "a data descriptor");
     DataDesc d;
@@ -622,14 +627,7 @@ class Reader {
       d.offset = {make_int(0)};
     }
     if (auto t = attrs.find("transient"); t != attrs.end()) d.transient = boolean(*t, at(ap, "transient"), "transient");
-    if (auto s = attrs.find("storage"); s != attrs.end()) {
-      std::string v = string(*s, at(ap, "storage"), "a storage type");
-      auto st = parse_storage(v);
-      if (!st)
-        defer(at(ap, "storage"), fmt::format("unknown storage type \"{}\"; expected one of {}", v, storage_names()));
-      else
-        d.storage = *st;
-    }
+    storage(attrs, ap, d);
     if (auto s = attrs.find("lifetime"); s != attrs.end()) {
       std::string v = string(*s, at(ap, "lifetime"), "a lifetime");
       auto lt = parse_lifetime(v);
