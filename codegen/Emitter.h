@@ -222,6 +222,15 @@ class GpuEmitter : public Emitter {
                                const std::vector<std::string>& args, CodeWriter& w);
   static void kernel_signature(const KernelPlan& k, const Ctx& c, Ctx& kc, std::vector<std::string>& params,
                                std::vector<std::string>& args);
+  /// A folded layout's pitch and idle lead threads (KernelPlan::Layout::pitch_dim), as C++
+  /// expressions that the kernel and its launch both print (the lead reads `__pitch`).
+  struct Fold {
+    std::string pitch, lead;
+  };
+  static Fold fold_of(const Ctx& c, const MapInfo& m, const KernelPlan& plan, const KernelPlan::Layout& layout);
+  /// A folded layout's x and y parameters, from one index over the plane.
+  static void fold_index(const Ctx& c, const MapInfo& m, const KernelPlan& plan, const KernelPlan::Layout& layout,
+                         CodeWriter& kw);
   void dependent_launch_prologue(const KernelPlan& plan, CodeWriter& kw);
   void kernel_prologue(const KernelPlan& plan, const Ctx& kc, CodeWriter& kw);
   /// The launch of kernel `kname` for map entry `n` (inside the block the caller opened with the

@@ -162,6 +162,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   std::vector<std::string> knames;
   for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
     const KernelPlan::Layout& layout = plan.layouts[li];
+    const int lrows = layout.rows > 0 ? layout.rows : rows;
     std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
     CodeWriter kw;
     kw.line(fmt::format("// GPU kernel of map {}[{}] ({}){}", m.label, range_str(m.range), np,
@@ -192,9 +193,9 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       if (k == march && rows > 1) {
         kw.line(fmt::format(
             "const int64_t __t{0}0 = (static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0}) * {1};",
-            axis[k], rows));
+            axis[k], lrows));
         kw.line("#pragma unroll");
-        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
+        kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", lrows));
         kw.line(fmt::format("const int64_t __t{0} = __t{0}0 + __row;", axis[k]));
       } else if (k == 0 && layout.lead > 0) {  // warps start `lead` points before the first
         kw.line(fmt::format("const int64_t __tx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};",
@@ -232,9 +233,11 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       knames.push_back(kname);
       continue;
     }
-    // With rows > 1 the marching loop is innermost: the other axes first.
+    // With rows > 1 the marching loop is innermost: the other axes first. A folded layout's x and
+    // y are one index over the plane.
+    if (layout.pitch_dim >= 0) fold_index(c, m, plan, layout, kw);
     for (std::size_t k : rows > 1 && march == 1 ? std::vector<std::size_t>{0, 2, 1} : std::vector<std::size_t>{0, 1, 2})
-      if (k < dims) index(k);
+      if (k < dims && (layout.pitch_dim < 0 || k == 2)) index(k);
     kw.raw(bw.str());
     if (rows > 1) kw.close();
     kw.close();
@@ -291,18 +294,65 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
       counts.push_back(fmt::format("__n{} > 0", axis[k]));
     }
     std::vector<std::string> grid;
+    const int lrows = layout.rows > 0 ? layout.rows : rows;
     for (std::size_t k = 0; k < 3; ++k) {
-      int per_block = block[k] * (k == march ? rows : 1);
+      int per_block = block[k] * (k == march ? lrows : 1);
       int lead = k == 0 ? layout.lead : 0;
       grid.push_back(
           k < dims ? fmt::format("static_cast<unsigned>((__n{} + {} - 1) / {})", axis[k], per_block + lead, per_block)
                    : "1u");
     }
-    emit_launch(n, knames[li], counts, grid, block, params, args, w);
+    if (layout.pitch_dim >= 0) {  // one index over the plane: blocks of one row of threads
+      Fold f = fold_of(c, m, plan, layout);
+      const int folded[3] = {block[0] * block[1], 1, block[2]};
+      w.line(fmt::format("const int64_t __pitch = {};  // y folded into x", f.pitch));
+      w.line(fmt::format("const int64_t __nf = __ny * __pitch + {};", f.lead));
+      grid[0] = fmt::format("static_cast<unsigned>((__nf + {} - 1) / {})", folded[0], folded[0]);
+      grid[1] = "1u";
+      emit_launch(n, knames[li], counts, grid, folded, params, args, w);
+    } else {
+      emit_launch(n, knames[li], counts, grid, block, params, args, w);
+    }
     if (plan.layouts.size() > 1) w.close();
   }
   w.close();
   stream_record(n.stream, n.record_event, w);
+}
+
+/// The pitch and the lead of a folded layout (KernelPlan::Layout::pitch_dim), as the kernel and its
+/// launch compute them: `sdfc::gpu::fold_pitch` of the strides of the deciding container, and the
+/// idle threads before the plane's first point.
+GpuEmitter::Fold GpuEmitter::fold_of(const Ctx& c, const MapInfo& m, const KernelPlan& plan,
+                                     const KernelPlan::Layout& layout) {
+  const DataDesc* d = c.sdfg->find_data(plan.layout_data);
+  SDFC_ASSERT(d && layout.data_dim >= 0, "folded kernel layout without its container: " + plan.layout_data);
+  const RangeDim& rx = m.range[static_cast<std::size_t>(layout.x)];
+  const RangeDim& ry = m.range[static_cast<std::size_t>(dim_on_axis(layout, 1, 3))];
+  Fold f;
+  f.pitch =
+      fmt::format("sdfc::gpu::fold_pitch({}, {}, {})", sym(d->strides.at(static_cast<std::size_t>(layout.data_dim))),
+                  sym(d->strides.at(static_cast<std::size_t>(layout.pitch_dim))), sym(extent(rx)));
+  f.lead = fmt::format("sdfc::gpu::fold_lead(({}) * __pitch + ({}))", sym(ry.start), sym(rx.start));
+  return f;
+}
+
+/// A folded layout's x and y parameters from one index over the plane, row after row at the pitch.
+void GpuEmitter::fold_index(const Ctx& c, const MapInfo& m, const KernelPlan& plan, const KernelPlan::Layout& layout,
+                            CodeWriter& kw) {
+  Fold f = fold_of(c, m, plan, layout);
+  const RangeDim& rx = m.range[static_cast<std::size_t>(layout.x)];
+  std::size_t y = static_cast<std::size_t>(dim_on_axis(layout, 1, 3));
+  const RangeDim& ry = m.range[y];
+  kw.line(fmt::format("const int64_t __pitch = {};  // y folded into x", f.pitch));
+  kw.line(fmt::format("const int64_t __t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - {};", f.lead));
+  kw.line("if (__t < 0) return;");
+  kw.line("const int64_t __ty = __t / __pitch;");
+  kw.line("const int64_t __tx = __t - __ty * __pitch;");
+  kw.line(fmt::format("if (__tx >= {}) return;", sym(extent(rx))));
+  kw.line(fmt::format("if (__ty >= {}) return;", sym(extent(ry))));
+  kw.line(fmt::format("const int64_t {} = {} + __tx * {};", ident(m.params[static_cast<std::size_t>(layout.x)]),
+                      sym(rx.start), sym(rx.step)));
+  kw.line(fmt::format("const int64_t {} = {} + __ty * {};", ident(m.params[y]), sym(ry.start), sym(ry.step)));
 }
 
 /// The first statement of a kernel that outline-kernels marked for programmatic dependent launch:

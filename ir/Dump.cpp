@@ -312,8 +312,14 @@ class Dumper {
   /// ", lead 1 along x (aligned warps)" for the default layout alone; with several, each one's x
   /// parameter, the dimension of the deciding container it indexes, and its lead.
   std::string layouts(const KernelPlan& k, const std::vector<std::string>& params) {
-    auto lead = [](const KernelPlan::Layout& l) {
-      return l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string();
+    auto lead = [&](const KernelPlan::Layout& l) {
+      std::string fold =
+          l.pitch_dim >= 0
+              ? fmt::format(", y folded into x (pitch at the launch: the stride of {} dimension {} or x's extent)",
+                            k.layout_data, l.pitch_dim)
+              : std::string();
+      if (l.rows > 0) fold += fmt::format(", {} rows per thread", l.rows);
+      return fold + (l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string());
     };
     if (k.layouts.size() == 1 && !k.layout_data.empty())
       return fmt::format(", x = {} (the unit stride of {} dimension {}){}",

@@ -31,6 +31,8 @@ constexpr int kPointsPerThread1D = 2;
 /// grid sizes, 4 / 8 / 16 fully unrolled planes (bench/experiments/lap3d_variants.cu,
 /// docs/benchmarks.md): 16 is the fastest or as fast at each, 8 the slowest.
 constexpr int kPlanesPerThread = 16;
+/// Planes per thread of a folded layout (KernelPlan::Layout::pitch_dim; docs/benchmarks.md).
+constexpr int kFoldedPlanesPerThread = 8;
 /// 3D kernels with more code nodes than this march kRowsPerThread planes instead: the unrolled
 /// loop copies the body per plane, and big fused bodies (GT4Py's fused stencils can have hundreds
 /// of tasklets) would cost nvcc's time and registers 16 times over. A bound on code size, not a
@@ -265,6 +267,13 @@ class Outliner {
     return start && step && *step == 1 && *start > 0 ? static_cast<int>(*start % kWarpAlignment) : 0;
   }
 
+  /// How a kernel's code nodes access a container (plan_layouts).
+  struct Use {
+    int count = 0;
+    int unit_dim = -1;          // the dimension whose stride is the constant 1, if any
+    std::map<int, int> dim_of;  // map parameter -> the container's dimension it indexes
+  };
+
   /// The layout of a kernel of 2 or 3 dimensions, from the container its code nodes access most
   /// often (GPU data of two or more dimensions; on ties, one whose unit stride is known):
   /// - its unit stride is known (a stride that is the constant 1, as in GT4Py's transients, whose
@@ -278,11 +287,6 @@ class Outliner {
   void plan_layouts(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                     KernelPlan& k) {
     const MapInfo& m = st.node(id).map;
-    struct Use {
-      int count = 0;
-      int unit_dim = -1;          // the dimension whose stride is the constant 1, if any
-      std::map<int, int> dim_of;  // map parameter -> the container's dimension it indexes
-    };
     std::map<std::string, Use> uses;
     auto candidate = [](const DataDesc& d) {
       return d.kind == DataKind::Array && d.strides.size() >= 2 && is_gpu_storage(d.storage) &&
@@ -354,6 +358,27 @@ class Outliner {
     k.layouts[0].data_dim = use.dim_of.at(default_x);
     k.layouts.push_back(
         KernelPlan::Layout{fastest->first, lead(m.range[static_cast<std::size_t>(fastest->first)]), last_dim});
+    fold(m, use, k.layouts.back(), k);
+  }
+
+  /// Folds y into x in `layout` (KernelPlan::Layout::pitch_dim) where the plane can be one index:
+  /// a 3D kernel marching along z whose x and y ranges have step 1 and whose y parameter indexes
+  /// a dimension of the deciding container. For the layout the launch picks in C order: its x
+  /// (the last dimension) is GT4Py's vertical, often short (80 levels: 78 interior points in
+  /// 32-wide blocks leave 0.18 of the threads idle), and one index over the contiguous plane lets
+  /// warps run on across rows (GT4Py's Laplacian at 512 x 512 x 80 on the H100: docs/benchmarks.md).
+  static void fold(const MapInfo& m, const Use& use, KernelPlan::Layout& layout, const KernelPlan& k) {
+    if (m.params.size() != 3 || k.rows <= 1 || k.march != 2) return;
+    int y = dim_on_axis(layout, 1, 3);
+    auto unit_step = [&](int p) {
+      auto step = as_constant(m.range[static_cast<std::size_t>(p)].step);
+      return step && *step == 1;
+    };
+    auto y_dim = use.dim_of.find(y);
+    if (!unit_step(layout.x) || !unit_step(y) || y_dim == use.dim_of.end()) return;
+    layout.pitch_dim = y_dim->second;
+    layout.lead = 0;  // the folded kernel's warps align from the plane's first point, at run time
+    layout.rows = std::min(k.rows, kFoldedPlanesPerThread);
   }
 
   /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its

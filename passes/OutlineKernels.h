@@ -20,6 +20,12 @@
 ///    nested SDFG, a thread-block map, a C++ tasklet with return, goto or __syncthreads);
 ///  - the lead along x: a map whose x range starts at a constant b > 0 launches b mod 32 idle
 ///    threads first, so that warps start where the map's index is a multiple of 32;
+///  - the layouts (KernelPlan::layouts): where the data's unit stride is known only at the call,
+///    a second layout with the parameter indexing its last dimension on x, the launch choosing by
+///    the strides; in 3D kernels marching along z that layout folds y into x (one index over the
+///    plane, its pitch the data's row stride when rows leave at most 32 idle points, else x's
+///    extent, chosen at the launch; 8 planes per thread), so that short rows (C order's K) fill
+///    whole warps;
 ///  - programmatic dependent launch: on CUDA, when the device code is compiled for sm_90 or newer
 ///    (`--gpu-arch`, default sm_90; sm_NN, sm_NNa, sm_NNf, compute_NN) and the option is on, every
 ///    kernel is one (`KernelPlan::dependent_launch`; docs/design.md says why stream order holds).

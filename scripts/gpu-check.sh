@@ -31,7 +31,8 @@
 #              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
 #   layouts    the kernel-layout GPU test (GT4Py's Laplacian in four orders), the GT4Py corpus programs' GPU
 #              tests, bench/experiments/elementwise_1d.cu (points per thread of 1D kernels) and
-#              bench/experiments/complex_functions.cu (NumPy's complex functions in kernels against the host)
+#              bench/experiments/complex_functions.cu (NumPy's complex functions in kernels against the host),
+#              bench/experiments/lap3d_fold.cu (the C-order Laplacian's kernel folded and unfolded, 4 sizes)
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -107,6 +108,11 @@ phase_layouts() {
     > "$logs/complex_functions.log" 2>&1 && timeout 60 "$bin/complex_functions" >> "$logs/complex_functions.log" 2>&1
   say "complex functions in kernels against the host (bench/experiments/complex_functions.cu): rc=$?"
   grep -E "TOO LARGE|differ|FAILED|all within" "$logs/complex_functions.log" | tee -a "$summary"
+  nvcc -O3 -std=c++17 -arch=sm_90 -I runtime/include bench/experiments/lap3d_fold.cu -o "$bin/lap3d_fold" \
+    > "$logs/lap3d_fold.log" 2>&1 && timeout 120 "$bin/lap3d_fold" 512 512 80 512 512 64 384 384 90 1024 1024 40 \
+    >> "$logs/lap3d_fold.log" 2>&1
+  say "C-order Laplacian folded and unfolded (bench/experiments/lap3d_fold.cu): rc=$?"
+  grep -E "^[0-9]|^D2D|^\|" "$logs/lap3d_fold.log" | tee -a "$summary"
 }
 
 phase_tests() {

@@ -588,8 +588,12 @@ namespace {
 /// GT4Py's 3D Laplacian (corpus gt4py_lap3d_s/program_gpu.sdfg: the map runs over [K, I, J], the
 /// fields u and lap are [I, J, K] with strides that are symbols) with both fields laid out with
 /// element strides `stride` = {I, J, K}; the elements outside the fields (padding) hold a
-/// sentinel that must survive. Returns false when there is no GPU.
-bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::string& what) {
+/// sentinel that must survive. At the corpus's shape (8 x 7 x 6) the inputs and DaCe's outputs
+/// are the corpus's; at another `shape` u is pseudo-random, lap's border keeps its zeros and its
+/// interior is GT4Py's Laplacian, inv_h2 * (u's six neighbours - 6 u), computed here. Returns
+/// false when there is no GPU.
+bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::string& what,
+                        std::array<std::int64_t, 3> shape = {8, 7, 6}) {
   SCOPED_TRACE(what);
   std::string dir = corpus_dir() + "/gt4py_lap3d_s";
   auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
@@ -598,8 +602,7 @@ bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::st
   o.target = "cuda";
   Program p = Program::compile_file(dir + "/program_gpu.sdfg", o);
   const char* dim[] = {"I", "J", "K"};
-  std::vector<std::int64_t> shape;
-  for (auto s : inputs["arrays"]["u"]["shape"]) shape.push_back(s.get<std::int64_t>());
+  const bool corpus = inputs["arrays"]["u"]["shape"] == nlohmann::json(shape);
   std::int64_t extent = 1;
   for (int d = 0; d < 3; ++d) extent += (shape[static_cast<std::size_t>(d)] - 1) * stride[static_cast<std::size_t>(d)];
   constexpr double kSentinel = -12345.5;
@@ -613,10 +616,38 @@ bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::st
         for (std::int64_t k = 0; k < shape[2]; ++k)
           f(i, j, k, static_cast<std::size_t>((i * shape[1] + j) * shape[2] + k));
   };
+  // The fields in C order: the corpus's, or u pseudo-random and lap zero.
+  std::map<std::string, std::vector<double>> fields;
+  const std::size_t points = static_cast<std::size_t>(shape[0] * shape[1] * shape[2]);
+  for (const char* field : {"u", "lap"}) {
+    auto& f = fields[field];
+    if (corpus)
+      for (auto& x : inputs["arrays"][field]["data"]) f.push_back(x.get<double>());
+    else
+      f.assign(points, 0.0);
+  }
+  if (!corpus)
+    for (std::size_t c = 0; c < points; ++c) fields["u"][c] = static_cast<double>((c * 7919 + 13) % 1009) / 1009.0;
+  const double inv_h2 = inputs["symbols"]["inv_h2"]["value"].get<double>();
+  std::vector<double> want;
+  if (corpus) {
+    for (auto& x : expected["arrays"]["lap"]["data"]) want.push_back(x.get<double>());
+  } else {
+    want = fields["lap"];
+    const auto& u = fields["u"];
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+      return u[static_cast<std::size_t>((i * shape[1] + j) * shape[2] + k)];
+    };
+    each([&](auto i, auto j, auto k, std::size_t c) {
+      if (i < 1 || i > shape[0] - 2 || j < 1 || j > shape[1] - 2 || k < 1 || k > shape[2] - 2) return;
+      double sum =
+          at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) + at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1);
+      want[c] = inv_h2 * (sum - 6.0 * at(i, j, k));
+    });
+  }
   for (const char* field : {"u", "lap"}) {
     auto& b = buffers[field] = std::vector<double>(static_cast<std::size_t>(extent), kSentinel);
-    const auto& data = inputs["arrays"][field]["data"];
-    each([&](auto i, auto j, auto k, std::size_t c) { b[offset(i, j, k)] = data[c].template get<double>(); });
+    each([&](auto i, auto j, auto k, std::size_t c) { b[offset(i, j, k)] = fields[field][c]; });
   }
   std::map<std::string, TypedArray> others;  // GT4Py's metrics timer
   for (auto& a : p.arguments()) {
@@ -631,9 +662,13 @@ bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::st
     }
     const auto& v = inputs[a.kind == "symbol" ? "symbols" : "scalars"][a.name]["value"];
     std::int64_t set = -1;
-    for (const char* field : {"u", "lap"})
-      for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
+      for (const char* field : {"u", "lap"}) {
         if (a.name == fmt::format("__{}_{}_stride", field, dim[d])) set = stride[static_cast<std::size_t>(d)];
+        if (a.name == fmt::format("__{}_{}_range_1", field, dim[d])) set = shape[static_cast<std::size_t>(d)];
+      }
+      if (a.name == std::string("n") + "xyz"[d]) set = shape[static_cast<std::size_t>(d)];
+    }
     if (set >= 0)
       p.set_value(a.name, set);
     else if (v.is_number_float())
@@ -642,10 +677,9 @@ bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::st
       p.set_value(a.name, v.get<std::int64_t>());
   }
   if (!call_on_gpu(p)) return false;
-  const auto& want = expected["arrays"]["lap"]["data"];
   int bad = 0;
   each([&](auto i, auto j, auto k, std::size_t c) {
-    double g = buffers["lap"][offset(i, j, k)], w = want[c].template get<double>();
+    double g = buffers["lap"][offset(i, j, k)], w = want[c];
     if (!(std::abs(g - w) <= 1e-12 + 1e-9 * std::abs(w)) && ++bad <= 5)
       ADD_FAILURE() << "lap[" << i << ", " << j << ", " << k << "] = " << g << ", expected " << w;
   });
@@ -680,5 +714,31 @@ TEST(GpuLayouts, Gt4pyLaplacianIsRightInEveryLayout) {
                          {{nj + 5, 1, (ni + 1) * (nj + 5)}, "J fastest, padded"},
                          {{nj * nk, nk, 1}, "C order again (the same library)"}}) {
     if (!lap3d_with_strides(c.stride, c.what)) GTEST_SKIP() << "no GPU device found: run on a GPU machine";
+  }
+}
+
+/// The C-order layout folds J into K (one index over the (J, K) plane at the pitch the launch
+/// picks: J's stride where K's is 1 and rows leave at most 32 idle points, else K's extent). At
+/// shapes of many blocks, with rows of odd lengths, every pitch gives the Laplacian.
+TEST(GpuLayouts, FoldedLaplacianIsRightAtEveryPitch) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  if (!fs::exists(corpus_dir() + "/gt4py_lap3d_s")) GTEST_SKIP() << "corpus not found";
+  struct Case {
+    std::array<std::int64_t, 3> shape, stride;
+    const char* what;
+  };
+  auto c_order = [](std::array<std::int64_t, 3> n, std::int64_t pad_j, std::int64_t pad_k) {
+    return std::array<std::int64_t, 3>{(n[1] + pad_j) * (n[2] + pad_k), n[2] + pad_k, 1};
+  };
+  const std::array<std::int64_t, 3> a = {9, 37, 83}, b = {5, 300, 7}, c = {4, 11, 300};
+  for (const Case& t :
+       std::vector<Case>{{a, c_order(a, 0, 0), "C order, 35 rows of 81 points: pitch 83 (J's stride)"},
+                         {a, c_order(a, 2, 5), "C order, K padded by 5: pitch 88"},
+                         {a, c_order(a, 0, 40), "C order, K padded by 40 (past a warp): pitch 81 (K's extent)"},
+                         {a, {a[2], a[0] * a[2], 1}, "K fastest, J slowest: pitch 81 (K's extent)"},
+                         {b, c_order(b, 0, 0), "C order, 298 rows of 5 points"},
+                         {c, c_order(c, 0, 0), "C order, 9 rows of 298 points"},
+                         {c, c_order(c, 1, 30), "C order, K padded by 30: pitch 330"}}) {
+    if (!lap3d_with_strides(t.stride, t.what, t.shape)) GTEST_SKIP() << "no GPU device found: run on a GPU machine";
   }
 }

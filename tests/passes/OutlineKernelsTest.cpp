@@ -80,7 +80,13 @@ TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutWithItsLa
   EXPECT_EQ(p.layouts[0].data_dim, 1);
   EXPECT_EQ(p.layouts[1].x, 0);
   EXPECT_EQ(p.layouts[1].data_dim, 2);
-  EXPECT_EQ(p.layouts[1].lead, 1);  // each layout aligns its own x range (from 1)
+  EXPECT_EQ(p.layouts[0].lead, 1);  // the default aligns its x range (from 1)
+  // C order's layout folds y (j, A's dimension 1) into x: its warps align at run time.
+  EXPECT_EQ(p.layouts[0].pitch_dim, -1);
+  EXPECT_EQ(p.layouts[1].pitch_dim, 1);
+  EXPECT_EQ(p.layouts[1].lead, 0);
+  EXPECT_EQ(p.layouts[1].rows, 8);  // folded layouts march 8 planes, the others the plan's 16
+  EXPECT_EQ(p.layouts[0].rows, 0);
   // y and z: the others in their order, the last on y.
   EXPECT_EQ(dim_on_axis(p.layouts[1], 1, 3), 2);
   EXPECT_EQ(dim_on_axis(p.layouts[1], 2, 3), 1);

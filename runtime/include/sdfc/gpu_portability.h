@@ -429,6 +429,22 @@ __device__ __forceinline__ void dependent_launch_prologue(int early_trigger_bloc
 }
 #endif
 
+// -------------------------------------------------------------------------------- folded kernels
+/// The pitch of a kernel whose y and x run as one index over the plane (KernelPlan::Layout::
+/// pitch_dim): the y dimension's stride where x's dimension has unit stride and the rows leave at
+/// most 32 idle points each (thread t then touches element t of the plane); otherwise x's extent
+/// (no idle thread; correct for any strides). Launch and kernel compute it alike.
+__host__ __device__ inline std::int64_t fold_pitch(std::int64_t stride_x, std::int64_t stride_y,
+                                                   std::int64_t extent_x) {
+  if (stride_x == 1 && stride_y >= extent_x && stride_y - extent_x <= 32) return stride_y;
+  return extent_x > 0 ? extent_x : 1;
+}
+/// The idle threads a folded kernel launches first, so that warps start where the plane's element
+/// index (`first`: the first point's offset from index 0) is a multiple of 32.
+__host__ __device__ inline std::int64_t fold_lead(std::int64_t first) {
+  return (first % 32 + 32) % 32;
+}
+
 // -------------------------------------------------------------------------------- shared spellings
 /// Typed-pointer conveniences, so generated code writes gpuMalloc(&p, n) for any `T* p`.
 template <typename T>
