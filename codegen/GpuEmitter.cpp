@@ -278,12 +278,15 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
   if (plan.layouts.size() > 1) {
     const DataDesc* d = c.sdfg->find_data(plan.layout_data);
     SDFC_ASSERT(d, "kernel layout container not found: " + plan.layout_data);
-    SDFC_ASSERT(plan.layouts.size() == 2, "outline-kernels plans at most two kernel layouts");
-    std::string stride[2];
-    for (std::size_t li = 0; li < 2; ++li)
-      stride[li] = sym(d->strides.at(static_cast<std::size_t>(plan.layouts[li].data_dim)));
-    w.line(fmt::format("const int64_t __stride0 = {}, __stride1 = {};", stride[0], stride[1]));
-    w.line("const int __layout = (__stride1 < 0 ? -__stride1 : __stride1) < (__stride0 < 0 ? -__stride0 : __stride0);");
+    std::vector<std::string> strides;
+    for (auto& l : plan.layouts) strides.push_back(sym(d->strides.at(static_cast<std::size_t>(l.data_dim))));
+    w.line(fmt::format("const int64_t __stride[{}] = {{{}}};  // of {}, the dimension each layout's x indexes",
+                       strides.size(), fmt::join(strides, ", "), plan.layout_data));
+    w.line("int __layout = 0;  // the smallest |stride|, the first on ties");
+    w.line(fmt::format("for (int __l = 1; __l < {}; ++__l)", strides.size()));
+    w.line(
+        "  if ((__stride[__l] < 0 ? -__stride[__l] : __stride[__l]) < (__stride[__layout] < 0 ? -__stride[__layout] : "
+        "__stride[__layout])) __layout = __l;");
   }
   for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
     const KernelPlan::Layout& layout = plan.layouts[li];

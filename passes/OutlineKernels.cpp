@@ -280,10 +280,12 @@ class Outliner {
   ///   first dimension is contiguous): the map parameter that indexes that dimension runs on x, so
   ///   that neighbouring threads touch neighbouring elements (GT4Py's shift3d on the H100 was 1.36 x
   ///   DaCe's time with the last parameter on x and the transients' first dimension contiguous);
-  /// - its strides are all unknown (symbols, as GT4Py passes its arguments): a second layout
-  ///   (KernelPlan::layouts) if the map parameter that indexes its last dimension (unit stride in
-  ///   C order) is not the default's x, and the launch picks by the container's strides. Fortran
-  ///   order (the first dimension fastest) keeps the default layout.
+  /// - its strides are all unknown (symbols, as GT4Py passes its arguments): one more layout
+  ///   (KernelPlan::layouts) for each of its dimensions indexed by a map parameter other than the
+  ///   default's x (its last dimension first: C order, then down to Fortran order's first), and
+  ///   the launch picks by the container's strides: the layout whose x indexes the dimension of
+  ///   smallest |stride|. GT4Py's Laplacian in Fortran order (I fastest) ran at 1.14 x DaCe's time
+  ///   with J on x (docs/benchmarks.md).
   void plan_layouts(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                     KernelPlan& k) {
     const MapInfo& m = st.node(id).map;
@@ -351,14 +353,18 @@ class Outliner {
           KernelPlan::Layout{unit->first, lead(m.range[static_cast<std::size_t>(unit->first)]), use.unit_dim};
       return;
     }
-    int last_dim = static_cast<int>(s.find_data(name)->shape.size()) - 1;
-    auto fastest = indexing(last_dim);
-    if (!use.dim_of.count(default_x) || fastest == use.dim_of.end() || fastest->first == default_x) return;
+    // One more layout per dimension of the container that another parameter indexes, the last
+    // dimension first (C order, then the others down to Fortran order's first).
+    std::set<int> on_x = {default_x};
+    for (int dim = static_cast<int>(s.find_data(name)->shape.size()) - 1; dim >= 0; --dim) {
+      auto p = indexing(dim);
+      if (p == use.dim_of.end() || !on_x.insert(p->first).second) continue;
+      k.layouts.push_back(KernelPlan::Layout{p->first, lead(m.range[static_cast<std::size_t>(p->first)]), dim});
+      fold(m, use, k.layouts.back(), k);
+    }
+    if (k.layouts.size() == 1) return;
     k.layout_data = name;
     k.layouts[0].data_dim = use.dim_of.at(default_x);
-    k.layouts.push_back(
-        KernelPlan::Layout{fastest->first, lead(m.range[static_cast<std::size_t>(fastest->first)]), last_dim});
-    fold(m, use, k.layouts.back(), k);
   }
 
   /// Folds y into x in `layout` (KernelPlan::Layout::pitch_dim) where the plane can be one index:

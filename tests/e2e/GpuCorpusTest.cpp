@@ -709,7 +709,8 @@ TEST(GpuLayouts, Gt4pyLaplacianIsRightInEveryLayout) {
   for (const Case& c :
        std::vector<Case>{{{nj * nk, nk, 1}, "C order (K fastest): layout 1, K on x"},
                          {{nj, 1, ni * nj}, "GT4Py's GPU order (J fastest): layout 0"},
-                         {{1, ni, ni * nj}, "Fortran order (I fastest): layout 0, J on x, uncoalesced but right"},
+                         {{1, ni, ni * nj}, "Fortran order (I fastest): layout 2, I on x, J folded into I"},
+                         {{1, ni + 3, (ni + 3) * (nj + 1)}, "Fortran order padded in I and J"},
                          {{(nj + 2) * (nk + 3), nk + 3, 1}, "C order padded in J and K"},
                          {{nj + 5, 1, (ni + 1) * (nj + 5)}, "J fastest, padded"},
                          {{nj * nk, nk, 1}, "C order again (the same library)"}}) {
@@ -717,9 +718,10 @@ TEST(GpuLayouts, Gt4pyLaplacianIsRightInEveryLayout) {
   }
 }
 
-/// The C-order layout folds J into K (one index over the (J, K) plane at the pitch the launch
-/// picks: J's stride where K's is 1 and rows leave at most 32 idle points, else K's extent). At
-/// shapes of many blocks, with rows of odd lengths, every pitch gives the Laplacian.
+/// The C-order layout folds J into K, the Fortran-order one J into I (one index over the plane at
+/// the pitch the launch picks: J's stride where x's is 1 and rows leave at most 32 idle points,
+/// else x's extent). At shapes of many blocks, with rows of odd lengths, every pitch gives the
+/// Laplacian.
 TEST(GpuLayouts, FoldedLaplacianIsRightAtEveryPitch) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
   if (!fs::exists(corpus_dir() + "/gt4py_lap3d_s")) GTEST_SKIP() << "corpus not found";
@@ -738,7 +740,9 @@ TEST(GpuLayouts, FoldedLaplacianIsRightAtEveryPitch) {
                          {a, {a[2], a[0] * a[2], 1}, "K fastest, J slowest: pitch 81 (K's extent)"},
                          {b, c_order(b, 0, 0), "C order, 298 rows of 5 points"},
                          {c, c_order(c, 0, 0), "C order, 9 rows of 298 points"},
-                         {c, c_order(c, 1, 30), "C order, K padded by 30: pitch 330"}}) {
+                         {c, c_order(c, 1, 30), "C order, K padded by 30: pitch 330"},
+                         {a, {1, a[0] + 2, (a[0] + 2) * a[1]}, "Fortran order, I padded by 2: layout 2, pitch 11"},
+                         {c, {1, c[0], c[0] * c[1]}, "Fortran order, 9 rows of 2 points: pitch 4"}}) {
     if (!lap3d_with_strides(t.stride, t.what, t.shape)) GTEST_SKIP() << "no GPU device found: run on a GPU machine";
   }
 }

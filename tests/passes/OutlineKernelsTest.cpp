@@ -69,18 +69,22 @@ std::unique_ptr<SDFG> with_strides(std::unique_ptr<SDFG> sdfg, const std::vector
 
 }  // namespace
 
-TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutWithItsLastDimensionOnX) {
+TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutPerDimensionOnX) {
   // The map [k, i, j] reads A[i, j, k], as GT4Py writes its 3D stencils: the default layout puts j
-  // on x (GT4Py's GPU order, A's dimension 1 fastest); in C order k indexes the unit stride.
+  // on x (GT4Py's GPU order, A's dimension 1 fastest); in C order k indexes the unit stride, in
+  // Fortran order i.
   auto gt4py = with_strides(chain3d(1, "1", "i, j, k"), {"sA0", "sA1", "sA2"});
   const KernelPlan& p = plan_of(*gt4py);
-  ASSERT_EQ(p.layouts.size(), 2u);
+  ASSERT_EQ(p.layouts.size(), 3u);
   EXPECT_EQ(p.layout_data, "A");
   EXPECT_EQ(p.layouts[0].x, 2);
   EXPECT_EQ(p.layouts[0].data_dim, 1);
   EXPECT_EQ(p.layouts[1].x, 0);
   EXPECT_EQ(p.layouts[1].data_dim, 2);
-  EXPECT_EQ(p.layouts[0].lead, 1);  // the default aligns its x range (from 1)
+  EXPECT_EQ(p.layouts[2].x, 1);
+  EXPECT_EQ(p.layouts[2].data_dim, 0);
+  EXPECT_EQ(p.layouts[2].pitch_dim, 1);  // Fortran order folds j (A's dimension 1) into i
+  EXPECT_EQ(p.layouts[0].lead, 1);       // the default aligns its x range (from 1)
   // C order's layout folds y (j, A's dimension 1) into x: its warps align at run time.
   EXPECT_EQ(p.layouts[0].pitch_dim, -1);
   EXPECT_EQ(p.layouts[1].pitch_dim, 1);
@@ -93,9 +97,19 @@ TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutWithItsLa
   EXPECT_EQ(dim_on_axis(p.layouts[0], 1, 3), 1);
   EXPECT_EQ(dim_on_axis(p.layouts[0], 2, 3), 0);
 
-  // Where the map's last parameter indexes the last dimension, C order is the default: one layout.
+  // Where the map's last parameter indexes the last dimension, C order is the default; the other
+  // dimensions get a layout each, the last first.
   auto c_order = with_strides(chain3d(1, "1"), {"sA0", "sA1", "sA2"});
-  EXPECT_EQ(plan_of(*c_order).layouts.size(), 1u);
+  const KernelPlan& q = plan_of(*c_order);
+  ASSERT_EQ(q.layouts.size(), 3u);
+  for (int l = 0; l < 3; ++l) {
+    EXPECT_EQ(q.layouts[static_cast<std::size_t>(l)].x, 2 - l);
+    EXPECT_EQ(q.layouts[static_cast<std::size_t>(l)].data_dim, 2 - l);
+  }
+
+  // Known strides decide here: one layout.
+  auto known = with_strides(chain3d(1, "1"), {"N * N", "N", "1"});
+  EXPECT_EQ(plan_of(*known).layouts.size(), 1u);
 }
 
 TEST(OutlineKernels, AKnownUnitStridePutsTheParameterIndexingItOnX) {
