@@ -310,7 +310,7 @@ class Dumper {
   }
 
   /// ", lead 1 along x (aligned warps)" for the default layout alone; with several, each one's x
-  /// parameter, the dimension of the deciding container it indexes, and its lead.
+  /// parameter, the dimension of the deciding container it indexes, its fold, rows and lead.
   std::string layouts(const KernelPlan& k, const std::vector<std::string>& params) {
     auto lead = [&](const KernelPlan::Layout& l) {
       std::string fold =

@@ -207,7 +207,7 @@ struct KernelPlan {
     int lead = 0;
     int data_dim = -1;  ///< with `layout_data`: the dimension of `layout_data` that x indexes
     /// Folded (3D kernels marching along z; -1: not folded): x and y run as one index over the
-    /// (y, x) plane, row after row, with the pitch chosen at the launch: the |stride| of this
+    /// (y, x) plane, row after row, with the pitch chosen at the launch: the stride of this
     /// dimension of `layout_data` (the one y indexes) when x's dimension has unit stride and the
     /// pitch leaves at most 32 idle points per row, so that thread t touches element t of the
     /// plane and warps run on across rows (C order's short K rows, 78 points at 80 levels, fill
