@@ -11,7 +11,9 @@
 namespace sdfc {
 namespace {
 
-constexpr int kIrFormat = 1;
+/// The IR file format; a file of another is refused with a hint. 2 (2026-12-07): a kernel layout
+/// is [x, lead, data_dim, pitch_dim, rows] (the fold over the plane and the layout's rows).
+constexpr int kIrFormat = 2;
 
 // Every field of the structs that carry pass decisions, named once. A field added to one of them
 // stops the build here: add its name, and write and read it below when a pass decides it (or say
