@@ -135,6 +135,12 @@ class Dumper {
     if (d.workspace_offset) s += " workspace-offset " + ex(d.workspace_offset);
     if (d.arena_offset) s += " arena-offset " + ex(d.arena_offset);
     if (d.alloc != DataDesc::Alloc::None) s += fmt::format(" alloc={}", to_string(d.alloc));
+    if (!d.layout_follows.empty()) {
+      std::string pairs;
+      for (std::size_t j = 0; j < d.layout_dims.size(); ++j)
+        if (d.layout_dims[j] >= 0) pairs += fmt::format("{}{}->{}", pairs.empty() ? "" : ", ", j, d.layout_dims[j]);
+      s += fmt::format(" layout-follows {} (dimensions {})", d.layout_follows, pairs);
+    }
     return s;
   }
 

@@ -24,7 +24,7 @@ constexpr int kIrFormat = 2;
   [[maybe_unused]] auto& [d_kind, d_view, d_structure, d_member, d_dtype, d_shape, d_strides, d_total_size, d_offset,
                           d_transient, d_storage, d_lifetime, d_pool, d_optional, d_constant, d_extra,  // DaCe's
                           d_place, d_place_state, d_place_scope, d_lifetime_from_mode, d_workspace_offset,
-                          d_arena_offset, d_alloc] = d;
+                          d_arena_offset, d_alloc, d_layout_follows, d_layout_dims] = d;
   [[maybe_unused]] auto& [n_kind, n_label, n_in, n_out, n_scope_entry, n_scope_exit, n_data, n_map, n_code,
                           n_code_global, n_sdfg, n_symbol_mapping, n_classpath, n_extra,  // DaCe's
                           n_stream, n_host_waits, n_wait_events, n_record_event, n_device_sync_after, n_library_call,
@@ -152,7 +152,9 @@ class DecisionWriter {
             {"lifetime_from_mode", d.lifetime_from_mode},
             {"workspace_offset", ex(d.workspace_offset)},
             {"arena_offset", ex(d.arena_offset)},
-            {"alloc", to_string(d.alloc)}};
+            {"alloc", to_string(d.alloc)},
+            {"layout_follows", d.layout_follows},
+            {"layout_dims", d.layout_dims}};
   }
   Json block_decisions(const Block& b) const {
     Json joins = Json::array();
@@ -365,6 +367,8 @@ class DecisionReader {
     d.arena_offset = expr(o, ptr, "arena_offset", d.arena_offset);
     d.alloc = named<DataDesc::Alloc, 11>(
         o, ptr, "alloc", [](DataDesc::Alloc a) { return to_string(a); }, d.alloc);
+    get(o, ptr, "layout_follows", d.layout_follows);
+    get(o, ptr, "layout_dims", d.layout_dims);
   }
   KernelPlan kernel(const Json& o, const std::string& ptr) const {
     KernelPlan k;

@@ -148,6 +148,18 @@ const std::vector<OptionSpec> kOptions = {
      "hidden",
      set_switch<&CompileOptions::dependent_launch>,
      get_switch<&CompileOptions::dependent_launch>},
+    {"transient_layouts",
+     "--declared-transient-layouts",
+     OptionSpec::Kind::Switch,
+     "",
+     {},
+     "false",
+     "GPU targets: keep every transient's layout as the file declares it. By default a GPU "
+     "transient that only kernels touch takes, at each call, the order of the dimensions of the "
+     "argument its kernels access beside it (GT4Py declares its temporaries with the first "
+     "dimension contiguous whatever its fields' layout)",
+     set_switch<&CompileOptions::transient_layouts>,
+     get_switch<&CompileOptions::transient_layouts>},
     {"blas", "--blas", OptionSpec::Kind::Choice, "", kBlasNames, "",
      "BLAS library nodes (MatMul, Gemm, Gemv) outside map scopes: pure (default) expands them into "
      "maps; vendor calls CBLAS on host data (links Debian's libblas) and cuBLAS on GPU data, on the "
@@ -170,7 +182,7 @@ const std::vector<OptionSpec> kOptions = {
 /// (the structured binding names every field). Add the row, then the field's name below.
 [[maybe_unused]] void every_field_has_a_row(const CompileOptions& o) {
   [[maybe_unused]] const auto& [target, gpu_arch, transients, gpu_streams, blas, gpu_graph, fuse_maps, dependent_launch,
-                                report_refusals] = o;
+                                transient_layouts, report_refusals] = o;
 }
 
 }  // namespace

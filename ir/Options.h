@@ -36,6 +36,9 @@ struct CompileOptions {
   /// may start while the one before it on its stream finishes; it waits for that one's completion
   /// before it touches memory), saving part of each launch's latency (outline-kernels decides).
   bool dependent_launch = true;
+  /// GPU targets: a GPU transient's layout follows, at each call, the argument its kernels access
+  /// beside it (transient-layouts decides); false keeps every layout the file declares.
+  bool transient_layouts = true;
   /// The generated library prints each refused call's message on stderr once (set by
   /// `--dace-layout`: DaCe's loader never reads `__sdfc_last_error`).
   bool report_refusals = false;

@@ -113,6 +113,11 @@ struct DataDesc {
     SharedMemory
   };
   Alloc alloc = Alloc::None;
+  /// transient-layouts: the argument whose strides this GPU transient's layout follows at each
+  /// call ("": the layout the file declares), and for each of its dimensions the argument's
+  /// dimension that the same map parameter indexes (-1: none). `strides` then hold the choice.
+  std::string layout_follows;
+  std::vector<int> layout_dims;
 };
 const char* to_string(DataDesc::Alloc a);
 /// Whether `a` allocates from a heap where the transient is placed (and frees it after).

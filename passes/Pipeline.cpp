@@ -22,6 +22,7 @@
 #include "passes/PoolLegality.h"
 #include "passes/StreamAssignment.h"
 #include "passes/Synchronization.h"
+#include "passes/TransientLayouts.h"
 #include "passes/TransientLifetimes.h"
 #include "passes/TranslatePython.h"
 #include "passes/WorkspaceLayout.h"
@@ -52,6 +53,12 @@ const std::vector<Pass>& passes() {
       // places the scalars fusion leaves in the fused scope.
       {{"fuse-maps", {"normalize"}, "chains of maps merged (--fuse-maps); Node::file_id, DataEdge::file_id"},
        fuse_maps},
+      // after fuse-maps (the transients it makes registers are no GPU arrays) and before
+      // transient-lifetimes (the choice reads the file's lifetimes, not those of the mode).
+      {{"transient-layouts",
+        {"normalize"},
+        "DataDesc::strides, layout_follows, layout_dims (of GPU transients only kernels touch)"},
+       lay_out_transients},
       // after normalize: storage is explicit, so the mode can tell GPU from host transients.
       {{"transient-lifetimes",
         {"normalize"},

@@ -29,7 +29,8 @@
 #              (one run, so that each program is compiled once), with the roofline fractions; then the
 #              compile times of the corpus's GPU programs (bench/compile_time.py --target cuda --cold 1, with
 #              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
-#   layouts    the kernel-layout GPU test (GT4Py's Laplacian in four orders), the GT4Py corpus programs' GPU
+#   layouts    the kernel-layout GPU tests (GT4Py's Laplacian in every order and pitch, its neighbour reduction
+#              with the arguments in every order, the transient following them), the GT4Py corpus programs' GPU
 #              tests, bench/experiments/elementwise_1d.cu (points per thread of 1D kernels) and
 #              bench/experiments/complex_functions.cu (NumPy's complex functions in kernels against the host),
 #              bench/experiments/lap3d_fold.cu (the C-order Laplacian's kernel folded and unfolded, 4 sizes)

@@ -718,6 +718,117 @@ TEST(GpuLayouts, Gt4pyLaplacianIsRightInEveryLayout) {
   }
 }
 
+namespace {
+
+/// GT4Py's neighbour reduction (corpus gt4py_c2e_reduce_s/program_gpu.sdfg: q_avg, q_max and
+/// q_min over [Cell, K] from q_e[Edge, K] gathered through gt_conn_C2E, weighted by w) at the
+/// corpus's shape and numbers, with the 2D fields laid out with element strides `strides`
+/// ({Cell or Edge, K} per field); elements outside the fields hold a sentinel that must survive.
+/// The transient gtir_tmp_1[Cell, 3, K] follows q_avg's layout (transient-layouts). Returns false
+/// when there is no GPU.
+bool c2e_with_strides(const std::map<std::string, std::array<std::int64_t, 2>>& strides, const std::string& what) {
+  SCOPED_TRACE(what);
+  std::string dir = corpus_dir() + "/gt4py_c2e_reduce_s";
+  auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
+  auto expected = nlohmann::json::parse(slurp(dir + "/expected.json"));
+  Options o;
+  o.target = "cuda";
+  Program p = Program::compile_file(dir + "/program_gpu.sdfg", o);
+  constexpr double kSentinel = -12345.5;
+  struct Field {
+    std::array<std::int64_t, 2> shape, stride;
+    std::vector<double> buffer;
+    std::size_t at(std::int64_t r, std::int64_t c) const {
+      return static_cast<std::size_t>(r * stride[0] + c * stride[1]);
+    }
+  };
+  std::map<std::string, Field> fields;
+  for (auto& [name, stride] : strides) {
+    Field& f = fields[name];
+    const auto& a = inputs["arrays"][name];
+    f.shape = {a["shape"][0].get<std::int64_t>(), a["shape"][1].get<std::int64_t>()};
+    f.stride = stride;
+    f.buffer.assign(static_cast<std::size_t>(1 + (f.shape[0] - 1) * stride[0] + (f.shape[1] - 1) * stride[1]),
+                    kSentinel);
+    for (std::int64_t r = 0; r < f.shape[0]; ++r)
+      for (std::int64_t c = 0; c < f.shape[1]; ++c)
+        f.buffer[f.at(r, c)] = a["data"][static_cast<std::size_t>(r * f.shape[1] + c)].get<double>();
+  }
+  std::map<std::string, TypedArray> others;  // gt_conn_C2E, w, GT4Py's metrics timer: the corpus's
+  for (auto& a : p.arguments()) {
+    if (a.kind == "array" && fields.count(a.name)) {
+      Field& f = fields.at(a.name);
+      p.set_array(a.name, f.buffer.data(), "float64", f.buffer.size());
+    } else if (a.kind == "array") {
+      TypedArray& t = others[a.name] = typed_array(inputs["arrays"][a.name]);
+      p.set_array(a.name, t.bytes.data(), a.dtype, t.count);
+    } else {
+      std::int64_t value = inputs[a.kind == "symbol" ? "symbols" : "scalars"][a.name]["value"].get<std::int64_t>();
+      for (auto& [name, f] : fields) {
+        if (a.name == fmt::format("__{}_K_stride", name)) value = f.stride[1];
+        if (a.name == fmt::format("__{}_Cell_stride", name) || a.name == fmt::format("__{}_Edge_stride", name))
+          value = f.stride[0];
+      }
+      p.set_value(a.name, value);
+    }
+  }
+  if (!call_on_gpu(p)) return false;
+  for (const char* out : {"q_avg", "q_max", "q_min"}) {
+    const Field& f = fields.at(out);
+    const auto& want = expected["arrays"][out]["data"];
+    int bad = 0;
+    std::vector<bool> inside(f.buffer.size(), false);
+    for (std::int64_t r = 0; r < f.shape[0]; ++r)
+      for (std::int64_t c = 0; c < f.shape[1]; ++c) {
+        inside[f.at(r, c)] = true;
+        double g = f.buffer[f.at(r, c)], w = want[static_cast<std::size_t>(r * f.shape[1] + c)].get<double>();
+        if (!(std::abs(g - w) <= 1e-12 + 1e-9 * std::abs(w)) && ++bad <= 5)
+          ADD_FAILURE() << out << "[" << r << ", " << c << "] = " << g << ", expected " << w;
+      }
+    EXPECT_EQ(bad, 0) << out;
+    for (std::size_t e = 0; e < inside.size(); ++e)
+      if (!inside[e]) EXPECT_EQ(f.buffer[e], kSentinel) << out << ": padding element " << e << " was written";
+  }
+  return true;
+}
+
+}  // namespace
+
+/// transient-layouts lays GT4Py's transient out as q_avg at each call, and its kernels pick their
+/// layout by the transient's strides: every order of the arguments, alike or mixed, padded or
+/// not, gives DaCe's numbers (the corpus's, computed in C order), and nothing outside the fields
+/// is written.
+TEST(GpuLayouts, NeighbourReductionIsRightInEveryLayout) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  std::string dir = corpus_dir() + "/gt4py_c2e_reduce_s";
+  if (!fs::exists(dir)) GTEST_SKIP() << "corpus not found";
+  const std::int64_t cells = 24, edges = 36, levels = 4;  // the corpus's shape
+  auto inputs = nlohmann::json::parse(slurp(dir + "/inputs.json"));
+  ASSERT_EQ(inputs["arrays"]["q_avg"]["shape"], nlohmann::json({cells, levels}));
+  ASSERT_EQ(inputs["arrays"]["q_e"]["shape"], nlohmann::json({edges, levels}));
+  using Strides = std::map<std::string, std::array<std::int64_t, 2>>;
+  auto alike = [&](std::int64_t pad, bool k_fastest) {
+    Strides s;
+    for (auto [name, rows] :
+         {std::pair("q_e", edges), std::pair("q_avg", cells), std::pair("q_max", cells), std::pair("q_min", cells)})
+      s[name] = k_fastest ? std::array<std::int64_t, 2>{levels + pad, 1} : std::array<std::int64_t, 2>{1, rows + pad};
+    return s;
+  };
+  Strides mixed = alike(0, true);
+  mixed["q_avg"] = {1, cells + 3};  // the transient follows q_avg: Cell fastest; q_max and q_min K fastest
+  Strides mixed_other = alike(2, false);
+  mixed_other["q_avg"] = {levels + 1, 1};  // q_avg K fastest, the rest Cell fastest
+  for (auto& [strides, what] : std::vector<std::pair<Strides, const char*>>{
+           {alike(0, true), "C order (K fastest): the transient K fastest"},
+           {alike(0, false), "GT4Py's GPU order (Cell fastest): the transient as declared"},
+           {alike(3, true), "C order padded"},
+           {alike(5, false), "Cell fastest padded"},
+           {mixed, "q_avg Cell fastest, the others K fastest"},
+           {mixed_other, "q_avg K fastest, the others Cell fastest, padded"}}) {
+    if (!c2e_with_strides(strides, what)) GTEST_SKIP() << "no GPU device found: run on a GPU machine";
+  }
+}
+
 /// The C-order layout folds J into K, the Fortran-order one J into I (one index over the plane at
 /// the pitch the launch picks: J's stride where x's is 1 and rows leave at most 32 idle points,
 /// else x's extent). At shapes of many blocks, with rows of odd lengths, every pitch gives the
