@@ -13,7 +13,7 @@ using namespace sdfc::test;
 namespace {
 
 const std::vector<std::string> kThrough = {
-    "expand-library-nodes", "fold-views",        "normalize", "fuse-maps",
+    "expand-library-nodes", "fold-views",        "normalize", "fuse-maps",       "transient-layouts",
     "transient-lifetimes",  "stream-assignment", "legalize",  "translate-python"};
 
 /// h (int32 scalar), A (int32[N]), idx (int64[2]); state s0 -> s1 under `condition` with
