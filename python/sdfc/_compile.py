@@ -90,6 +90,7 @@ def compile(
     gpu_graph=False,
     fuse_maps=False,
     dependent_launch=True,
+    transient_layouts=True,
     use_cache=True,
     dace_layout=None,
     compiler=None,
@@ -106,6 +107,8 @@ def compile(
     ``fuse_maps=True`` merges chains of maps that continue each other point by point into one map;
     ``dependent_launch=False`` launches CUDA kernels without programmatic dependent launch (by
     default, on sm_90 and newer, a kernel may start while the one before it finishes);
+    ``transient_layouts=False`` keeps every GPU transient's layout as the SDFG declares it (by
+    default one that only kernels touch takes, at each call, the order of the argument beside it);
     ``use_cache=False`` bypasses sdfc's build cache;
     ``dace_layout`` a folder passed as ``--dace-layout``; ``compiler`` the sdfc executable (see
     :func:`find_compiler`).
@@ -131,6 +134,7 @@ def compile(
             "gpu_graph": gpu_graph,
             "fuse_maps": fuse_maps,
             "dependent_launch": dependent_launch,
+            "transient_layouts": transient_layouts,
         },
     )
     text, path, name = _sdfg_text(sdfg)

@@ -45,6 +45,7 @@ _OPTION_DEFAULTS = {
     "gpu_graph": False,
     "fuse_maps": False,
     "dependent_launch": True,
+    "transient_layouts": True,
     "build_cache": True,  # False: sdfc --no-cache (always build and check CPP tasklets)
     "compiler": None,  # the sdfc executable (see sdfc.find_compiler)
 }
@@ -491,7 +492,7 @@ def compile(sdfg, output_file=None, validate=True, return_program_handle=True, *
     default from the SDFG's storages and schedules), ``transients`` ("scoped", "persistent",
     "pool", "external"), ``gpu_streams`` (default: DaCe's ``compiler.cuda.max_concurrent_streams``),
     ``gpu_arch`` (default: DaCe's ``compiler.cuda.cuda_arch`` / ``hip_arch`` when set), ``blas``,
-    ``gpu_graph``, ``fuse_maps``, ``dependent_launch``, ``build_cache=False`` (sdfc's
+    ``gpu_graph``, ``fuse_maps``, ``dependent_launch``, ``transient_layouts``, ``build_cache=False`` (sdfc's
     ``--no-cache``) and ``compiler`` (the sdfc executable). Without options, those of
     :func:`enable` apply while it is in effect.
 

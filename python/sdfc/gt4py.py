@@ -24,7 +24,8 @@ scheduling done by sdfc's passes instead of tasklets injected into the SDFG::
 - ``transient_memory_mode`` (in ``optimization_args``, GT4Py's): ``POOL`` is accepted with any
   number of streams (sdfc's pool-legality pass frees each pool block on the stream that last uses
   it, after the streams that read it); ``EXTERNAL`` uses ``external_workspace`` as with DaCe.
-- ``gpu_graph``, ``fuse_maps``, ``dependent_launch``, ``compiler``: sdfc's (see ``sdfc help compile``).
+- ``gpu_graph``, ``fuse_maps``, ``dependent_launch``, ``transient_layouts``, ``compiler``: sdfc's (see
+  ``sdfc help compile``).
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ def make_backend(
     gpu_graph: bool = False,
     fuse_maps: bool = False,
     dependent_launch: bool = True,
+    transient_layouts: bool = True,
     compiler: str | None = None,
     **dace_backend_args: Any,
 ):
@@ -165,7 +167,12 @@ def make_backend(
     from gt4py.next.program_processors.runners.dace.workflow import backend as gtx_backend
 
     streams, handle = _check_streams(gpu, max_concurrent_gpu_streams, external_sync_stream)
-    options = {"gpu_graph": bool(gpu_graph), "fuse_maps": bool(fuse_maps), "dependent_launch": bool(dependent_launch)}
+    options = {
+        "gpu_graph": bool(gpu_graph),
+        "fuse_maps": bool(fuse_maps),
+        "dependent_launch": bool(dependent_launch),
+        "transient_layouts": bool(transient_layouts),
+    }
     if gpu:
         options["gpu_streams"] = streams
     else:

@@ -92,6 +92,7 @@ def test_options_reach_sdfc(compiler, tmp_path):
             gpu_graph=True,
             fuse_maps=True,
             dependent_launch=False,
+            transient_layouts=False,
             use_cache=False,
             dace_layout=tmp_path / "layout",
             output=tmp_path / "axpy.so",
@@ -100,7 +101,7 @@ def test_options_reach_sdfc(compiler, tmp_path):
     assert arguments[:4] == ["compile", str(AXPY), "-o", str(tmp_path / "axpy.so")]
     assert " ".join(arguments[4:]) == (
         "--target cuda --gpu-arch sm_90 --transients pool --gpu-streams 2 --gpu-graph --fuse-maps "
-        f"--no-dependent-launch --blas vendor --dace-layout {tmp_path / 'layout'} --no-cache"
+        f"--no-dependent-launch --declared-transient-layouts --blas vendor --dace-layout {tmp_path / 'layout'} --no-cache"
     )
 
 
