@@ -1,7 +1,9 @@
 // transient-layouts (passes/TransientLayouts.h): which GPU transients follow which argument's
 // layout, and the strides they take at the call, evaluated for C and Fortran order.
 #include "TestUtil.h"
+#include "compiler/Compile.h"
 #include "ir/Builder.h"
+#include "ir/Walk.h"
 #include "passes/Pipeline.h"
 #include "passes/TransientLayouts.h"
 
@@ -139,5 +141,74 @@ TEST(TransientLayouts, TransientsOutsideKernelsOrAcrossCallsOrBesideKnownLayouts
     auto sdfg = two_maps({});
     lay_out_transients(*sdfg, CompileOptions{});
     EXPECT_TRUE(declared(*sdfg->find_data("T"))) << "the CPU target";
+  }
+}
+
+namespace {
+
+/// GT4Py's neighbour reduction (tests/passes/transient_layouts_c2e.sdfg, the corpus's
+/// gt4py_c2e_reduce_s program_gpu.sdfg): its transient gtir_tmp_1 reaches two nested SDFGs (the max
+/// and min reductions) inside kernels, as their `_in`.
+/// Its Reduce library nodes are nested SDFGs once expanded: the file after the passes before
+/// transient-layouts.
+std::unique_ptr<SDFG> c2e() {
+  auto sdfg = load_sdfg_file(SDFC_CODEGEN_TESTS "/../passes/transient_layouts_c2e.sdfg");
+  CompileOptions o;
+  o.target = Target::CUDA;
+  run_passes(*sdfg, {"expand-library-nodes", "fold-views", "normalize", "fuse-maps"}, o);
+  return sdfg;
+}
+
+const DataDesc& after_transient_layouts(SDFG& sdfg) {
+  CompileOptions o;
+  o.target = Target::CUDA;
+  run_passes(sdfg, {"transient-layouts"}, o);
+  return *sdfg.find_data("gtir_tmp_1");
+}
+
+/// The nested SDFG nodes whose `_in` is gtir_tmp_1.
+std::vector<Node*> reductions(SDFG& sdfg) {
+  std::vector<Node*> out;
+  walk::for_each_block(sdfg.root, "", [&](Block& b, const std::string&) {
+    for (auto& n : b.nodes)
+      if (n->kind == NodeKind::NestedSDFG && n->sdfg && n->sdfg->find_data("_in") &&
+          n->sdfg->find_data("_in")->strides.size() == 3)
+        out.push_back(n.get());
+  });
+  return out;
+}
+
+}  // namespace
+
+TEST(TransientLayouts, NestedSdfgsReceivingTheTransientTakeItsStridesAndTheirSymbols) {
+  auto sdfg = c2e();
+  ASSERT_EQ(reductions(*sdfg).size(), 2u);
+  const DataDesc& t = after_transient_layouts(*sdfg);
+  ASSERT_EQ(t.layout_follows, "q_avg");
+  for (Node* n : reductions(*sdfg)) {
+    const DataDesc& in = *n->sdfg->find_data("_in");
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_TRUE(equal(in.strides[j], t.strides[j])) << n->label << " " << j;
+    for (const char* sym : {"__q_avg_Cell_stride", "__q_avg_K_stride", "__q_avg_K_range_0"}) {
+      EXPECT_TRUE(n->sdfg->symbol_type(sym).has_value()) << sym;
+      bool mapped = false;
+      for (auto& [inner, outer] : n->symbol_mapping) mapped |= inner == sym && equal(outer, make_symbol(sym));
+      EXPECT_TRUE(mapped) << sym;
+    }
+  }
+}
+
+TEST(TransientLayouts, ANestedSdfgThatDeclaresOtherStridesOrNamesASymbolOtherwiseKeepsTheFilesLayout) {
+  {
+    auto sdfg = c2e();
+    reductions(*sdfg)[0]->sdfg->find_data("_in")->strides[1] = parse_expr("7");
+    EXPECT_EQ(after_transient_layouts(*sdfg).layout_follows, "") << "an _in with strides other than the transient's";
+  }
+  {
+    auto sdfg = c2e();
+    Node& n = *reductions(*sdfg)[1];
+    n.sdfg->symbols.emplace_back("__q_avg_K_stride", DType::Int32);
+    n.symbol_mapping.emplace_back("__q_avg_K_stride", parse_expr("__q_avg_K_stride + 1"));
+    EXPECT_EQ(after_transient_layouts(*sdfg).layout_follows, "")
+        << "a nested SDFG whose __q_avg_K_stride is another value";
   }
 }
