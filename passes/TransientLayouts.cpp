@@ -144,14 +144,15 @@ class Layouts {
             enclosing_kernel(b, n.scope_entry) < 0)
           ok = false;
       }
+      auto top_access = [&](const Node& n) {
+        return n.kind == NodeKind::Access && n.data == name && n.scope_entry < 0;
+      };
       for (auto& e : b.edges) {
         const Node& src = b.node(e.src);
         const Node& dst = b.node(e.dst);
-        bool top_access = (src.kind == NodeKind::Access && src.data == name && src.scope_entry < 0) ||
-                          (dst.kind == NodeKind::Access && dst.data == name && dst.scope_entry < 0);
-        if (top_access) {
+        if (top_access(src) || top_access(dst)) {
           // out of the access node into a kernel's entry, or out of a kernel's exit into it
-          const Node& other = src.kind == NodeKind::Access && src.data == name && src.scope_entry < 0 ? dst : src;
+          const Node& other = top_access(src) ? dst : src;
           bool kernel = (other.kind == NodeKind::MapEntry && is_host_kernel(other)) ||
                         (other.kind == NodeKind::MapExit && is_host_kernel(b.node(other.scope_entry)));
           if (!kernel) ok = false;

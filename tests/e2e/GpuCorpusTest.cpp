@@ -585,6 +585,13 @@ INSTANTIATE_TEST_SUITE_P(FileCheckInputs, GpuCodegenInputs, ::testing::ValuesIn(
 
 namespace {
 
+/// Every element of `buffer` outside the field (`inside` false) still holds `sentinel`.
+void expect_padding_untouched(const std::vector<double>& buffer, const std::vector<bool>& inside, double sentinel,
+                              const std::string& what) {
+  for (std::size_t e = 0; e < inside.size(); ++e)
+    if (!inside[e]) EXPECT_EQ(buffer[e], sentinel) << what << "padding element " << e << " was written";
+}
+
 /// GT4Py's 3D Laplacian (corpus gt4py_lap3d_s/program_gpu.sdfg: the map runs over [K, I, J], the
 /// fields u and lap are [I, J, K] with strides that are symbols) with both fields laid out with
 /// element strides `stride` = {I, J, K}; the elements outside the fields (padding) hold a
@@ -686,8 +693,7 @@ bool lap3d_with_strides(const std::array<std::int64_t, 3>& stride, const std::st
   EXPECT_EQ(bad, 0);
   std::vector<bool> inside(static_cast<std::size_t>(extent), false);
   each([&](auto i, auto j, auto k, std::size_t) { inside[offset(i, j, k)] = true; });
-  for (std::size_t e = 0; e < inside.size(); ++e)
-    if (!inside[e]) EXPECT_EQ(buffers["lap"][e], kSentinel) << "padding element " << e << " was written";
+  expect_padding_untouched(buffers["lap"], inside, kSentinel, "");
   return true;
 }
 
@@ -786,8 +792,7 @@ bool c2e_with_strides(const std::map<std::string, std::array<std::int64_t, 2>>& 
           ADD_FAILURE() << out << "[" << r << ", " << c << "] = " << g << ", expected " << w;
       }
     EXPECT_EQ(bad, 0) << out;
-    for (std::size_t e = 0; e < inside.size(); ++e)
-      if (!inside[e]) EXPECT_EQ(f.buffer[e], kSentinel) << out << ": padding element " << e << " was written";
+    expect_padding_untouched(f.buffer, inside, kSentinel, std::string(out) + ": ");
   }
   return true;
 }
