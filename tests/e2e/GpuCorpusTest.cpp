@@ -588,8 +588,11 @@ namespace {
 /// Every element of `buffer` outside the field (`inside` false) still holds `sentinel`.
 void expect_padding_untouched(const std::vector<double>& buffer, const std::vector<bool>& inside, double sentinel,
                               const std::string& what) {
-  for (std::size_t e = 0; e < inside.size(); ++e)
-    if (!inside[e]) EXPECT_EQ(buffer[e], sentinel) << what << "padding element " << e << " was written";
+  for (std::size_t e = 0; e < inside.size(); ++e) {
+    if (!inside[e]) {
+      EXPECT_EQ(buffer[e], sentinel) << what << "padding element " << e << " was written";
+    }
+  }
 }
 
 /// GT4Py's 3D Laplacian (corpus gt4py_lap3d_s/program_gpu.sdfg: the map runs over [K, I, J], the
