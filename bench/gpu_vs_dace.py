@@ -5,7 +5,8 @@
     SDFC=build-gpu/sdfc python3 bench/gpu_vs_dace.py [--corpus DIR] [--only NAME]... [--size large|small|large,small]
                                                      [--elements N] [--layout corpus|reversed] [--calls R]
                                                      [--rounds N] [--max-call-ms MS] [--jobs N] [--timeout S]
-                                                     [--gpu-arch sm_90] [--sdfc-options JSON] [--no-run]
+                                                     [--gpu-arch sm_90] [--sdfc-options JSON]
+                                                     [--call both|fast|python] [--no-run]
                                                      [--no-warm-up] [--json FILE] [--keep]
 
 One GPU SDFG per corpus case, whose array arguments live on the device, so that both compilers are timed on
@@ -52,10 +53,16 @@ every argument array is
 compared element by element between DaCe and sdfc (the tolerances of the case's expected.json per dtype, the
 real and imaginary parts of complex values separately, integers and bools exactly; GT4Py's timing output
 ``gt_compute_time`` is not compared). Then 2 more warm-up calls each and R timed calls each (``--calls``, 50;
-fewer where a call is slow, so that a program takes about 2 s), in ``--rounds`` (5) rounds alternating between
-the compilers so that both see the same clocks. A call is timed as the user sees it: CuPy events on the null
-stream around the call and a device synchronize, and perf_counter around the same; the table gives the medians
-of the event times (the JSON also has the wall times and every sample). Roofline: the bytes of every argument
+fewer where a call is slow, so that a program takes about 1 s a way of calling), in ``--rounds`` (5) rounds
+alternating between the compilers so that both see the same clocks. Two ways of calling (``--call``, default
+``both``): ``fast`` is how GT4Py calls a program in its time loop (the argument vector built once with
+``CompiledSDFG.construct_arguments()``, then ``fast_call()`` without the GPU error check); ``python`` is
+``CompiledSDFG.__call__``, which builds the argument vector anew at every call in Python (160-320 us for the
+GT4Py programs' 20-40 arguments on a 2-core host, the same for both compilers, so it pulls their ratio towards
+1). A call is timed as the user sees it: CuPy events on the null stream around the call and a device
+synchronize, and perf_counter around the same; the table gives the medians of the event times (``fast`` in the
+main columns where it ran; the ``py`` columns are ``__call__``'s; the JSON also has the wall times and every
+sample). Roofline: the bytes of every argument
 array the program reads plus those of every argument array it writes (one read and written counts twice),
 divided by the device-to-device copy bandwidth measured in the same run with a 512 MiB CuPy copy (read plus
 write bytes per second), is the floor; "roofline" is floor / measured time for each compiler.
@@ -669,13 +676,17 @@ class Runner:
                 self.workspaces[tool].append(buffer)
         self.initialized_for[tool] = key
 
-    def call(self, tool, kwargs):
-        """One timed call: (event microseconds, wall microseconds)."""
+    def call(self, tool, kwargs, vectors=None):
+        """One timed call: (event microseconds, wall microseconds). With ``vectors`` (what
+        ``construct_arguments()`` returned), through ``fast_call()`` as GT4Py calls, else ``__call__``."""
         cp = self.cp
         start, end = cp.cuda.Event(), cp.cuda.Event()
         start.record()
         t0 = time.perf_counter()
-        self.programs[tool](**kwargs)
+        if vectors is None:
+            self.programs[tool](**kwargs)
+        else:
+            self.programs[tool].fast_call(*vectors, do_gpu_check=False)
         cp.cuda.runtime.deviceSynchronize()
         t1 = time.perf_counter()
         end.record()
@@ -788,15 +799,25 @@ class Runner:
         calls = max(1, min(self.task["calls"], int(1.0 / max(per_call, 1e-9))))
         rounds = max(1, min(self.task["rounds"], calls))
         per_round = math.ceil(calls / rounds)
-        timed = {"dace": [], "sdfc": []}
+        modes = ("fast", "python") if self.task["call"] == "both" else (self.task["call"],)
+        # GT4Py's way: the argument vectors built once (on a copy: construct_arguments adds return values).
+        vectors = {tool: self.programs[tool].construct_arguments(**dict(kwargs[tool])) if "fast" in modes else None
+                   for tool in ("dace", "sdfc")}
+        timed = {(tool, mode): [] for tool in ("dace", "sdfc") for mode in modes}
         for r in range(rounds):
             for tool in (("dace", "sdfc") if r % 2 == 0 else ("sdfc", "dace")):
-                for _ in range(per_round):
-                    timed[tool].append(self.call(tool, kwargs[tool]))
+                for mode in modes:
+                    for _ in range(per_round):
+                        timed[tool, mode].append(
+                            self.call(tool, kwargs[tool], vectors[tool] if mode == "fast" else None))
         for tool in ("dace", "sdfc"):
-            row[tool] = {"us": statistics.median(e for e, _ in timed[tool]),
-                         "wall_us": statistics.median(w for _, w in timed[tool]),
-                         "calls": len(timed[tool]), "samples": [[round(e, 2), round(w, 2)] for e, w in timed[tool]]}
+            row[tool] = {"call": modes[0]}
+            for mode in modes:
+                prefix = "" if mode == modes[0] else f"{mode}_"
+                row[tool].update({f"{prefix}us": statistics.median(e for e, _ in timed[tool, mode]),
+                                  f"{prefix}wall_us": statistics.median(w for _, w in timed[tool, mode]),
+                                  f"{prefix}calls": len(timed[tool, mode]),
+                                  f"{prefix}samples": [[round(e, 2), round(w, 2)] for e, w in timed[tool, mode]]})
         reads, writes = case_result["reads"], case_result["writes"]
         row["bytes"] = argument_bytes(plan, reads) + argument_bytes(plan, writes)
         del arrays, kwargs
@@ -956,14 +977,15 @@ def fmt(value, spec, width):
 
 
 HEADER = (f"{'program':24} {'size':30} {'DaCe c s':>8} {'sdfc c s':>8} {'DaCe us':>10} {'sdfc us':>10} "
-          f"{'ratio':>6} {'DaCe rf':>7} {'sdfc rf':>7} {'match':>5}")
+          f"{'ratio':>6} {'DaCe rf':>7} {'sdfc rf':>7} {'DaCe py':>9} {'sdfc py':>9} {'match':>5}")
 
 
 def table_row(row):
     return " ".join([f"{row['program'][:24]:24}", f"{row['size'][:30]:30}", fmt(row["dace_compile_s"], ".2f", 8),
                      fmt(row["sdfc_compile_s"], ".2f", 8), fmt(row["dace_us"], ".1f", 10),
                      fmt(row["sdfc_us"], ".1f", 10), fmt(row["ratio"], ".2f", 6), fmt(row["dace_roofline"], ".3f", 7),
-                     fmt(row["sdfc_roofline"], ".3f", 7), f"{row['match']:>5}"])
+                     fmt(row["sdfc_roofline"], ".3f", 7), fmt(row["dace_python_us"], ".1f", 9),
+                     fmt(row["sdfc_python_us"], ".1f", 9), f"{row['match']:>5}"])
 
 
 def build_rows(case_names, sizes, compiled, ran, bandwidth, no_run):
@@ -976,7 +998,8 @@ def build_rows(case_names, sizes, compiled, ran, bandwidth, no_run):
             plan = c.get("plans", {}).get(size, {})
             row = {"program": name, "size": plan.get("description", size), "size_name": size,
                    "dace_compile_s": dace_c, "sdfc_compile_s": sdfc_c, "dace_us": None, "sdfc_us": None,
-                   "ratio": None, "dace_roofline": None, "sdfc_roofline": None, "match": "-", "error": None}
+                   "ratio": None, "dace_roofline": None, "sdfc_roofline": None, "dace_python_us": None,
+                   "sdfc_python_us": None, "match": "-", "error": None}
             if "make_error" in c:
                 row["error"] = f"not made: {c['make_error']}"
             elif "error" in plan:
@@ -994,6 +1017,9 @@ def build_rows(case_names, sizes, compiled, ran, bandwidth, no_run):
                 else:
                     row["size"] = r["description"]
                     row["dace_us"], row["sdfc_us"] = r["dace"]["us"], r["sdfc"]["us"]
+                    for tool in ("dace", "sdfc"):
+                        python = "us" if r[tool].get("call", "python") == "python" else "python_us"
+                        row[f"{tool}_python_us"] = r[tool].get(python)
                     row["ratio"] = row["sdfc_us"] / row["dace_us"] if row["dace_us"] > 0 else None
                     if bandwidth:
                         floor_us = r["bytes"] / bandwidth * 1e6
@@ -1057,6 +1083,8 @@ def main():
     parser.add_argument("--compile-timeout", type=float, default=900.0, help="seconds a case's two compiles may take")
     parser.add_argument("--gpu-arch", default="sm_90", help="CUDA architecture of both builds (default sm_90)")
     parser.add_argument("--sdfc-options", default="{}", help="JSON object of extra sdfc.dace.compile options")
+    parser.add_argument("--call", choices=("both", "fast", "python"), default="both",
+                        help="time fast_call() as GT4Py calls (main columns), __call__ (py columns), or both")
     parser.add_argument("--no-run", action="store_true", help="compile both and stop (no GPU needed)")
     parser.add_argument("--no-warm-up", action="store_true", help="do not warm the build caches first")
     parser.add_argument("--json", help="write everything to this file")
@@ -1094,7 +1122,7 @@ def main():
     if shutil.which("nvcc", path=env.get("PATH")) is None and os.path.isfile("/usr/local/cuda/bin/nvcc"):
         env["PATH"] = f"/usr/local/cuda/bin{os.pathsep}{env.get('PATH', '')}"
     options = {"sizes": sizes, "elements": args.elements, "layout": args.layout, "calls": max(1, args.calls),
-               "rounds": max(1, args.rounds), "max_call_ms": args.max_call_ms, "jobs": max(1, args.jobs),
+               "rounds": max(1, args.rounds), "call": args.call, "max_call_ms": args.max_call_ms, "jobs": max(1, args.jobs),
                "timeout": args.timeout, "compile_timeout": args.compile_timeout, "gpu_arch": args.gpu_arch,
                "sdfc_options": sdfc_options, "warm_up": not args.no_warm_up}
     report = {"options": options, "corpus": str(pathlib.Path(args.corpus).resolve()), "cases": {}, "rows": []}
@@ -1108,6 +1136,7 @@ def main():
         import sdfc
 
         print(f"sdfc {sdfc.find_compiler()}; {len(cases)} cases; sizes {', '.join(sizes)}; layout {args.layout}; "
+              f"calls {args.call}; "
               f"sdfc options {json.dumps(sdfc_options)}; {options['jobs']} compiles at once", flush=True)
         start = time.perf_counter()
         compiled = compile_all(cases, options, work, env)

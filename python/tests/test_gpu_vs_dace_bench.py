@@ -184,3 +184,23 @@ def test_no_run_compiles_one_case_with_both(compiler, corpus, tmp_path):
     assert report["rows"][0]["size"] == "x[16777216]" and report["rows"][1]["size"] == "x[101]"
     assert report["summaries"]["compiled_by_both"] == 1
     assert "compiles: 1 programs by both" in run.stdout
+
+
+def _ran(dace_times, sdfc_times):
+    return {"description": "x[8]", "mismatches": [], "bytes": 1000, "dace": dace_times, "sdfc": sdfc_times}
+
+
+def test_rows_take_fast_calls_in_the_main_columns_and_python_calls_in_the_py_columns():
+    compiled = {"p": {"dace": {"compile_s": 1.0}, "sdfc": {"compile_s": 2.0}, "plans": {"large": {}}}}
+    both = _ran({"call": "fast", "us": 10.0, "python_us": 300.0}, {"call": "fast", "us": 5.0, "python_us": 295.0})
+    row, = bench.build_rows(["p"], ["large"], compiled, {"p/large": both}, 1e9, False)
+    assert (row["dace_us"], row["sdfc_us"], row["ratio"]) == (10.0, 5.0, 0.5)
+    assert (row["dace_python_us"], row["sdfc_python_us"]) == (300.0, 295.0)
+    assert row["sdfc_roofline"] == pytest.approx(1.0 / 5.0)
+    assert "295.0" in bench.table_row(row)
+    python = _ran({"call": "python", "us": 300.0}, {"call": "python", "us": 295.0})
+    row, = bench.build_rows(["p"], ["large"], compiled, {"p/large": python}, None, False)
+    assert (row["dace_us"], row["dace_python_us"], row["sdfc_python_us"]) == (300.0, 300.0, 295.0)
+    fast = _ran({"call": "fast", "us": 10.0}, {"call": "fast", "us": 5.0})
+    row, = bench.build_rows(["p"], ["large"], compiled, {"p/large": fast}, None, False)
+    assert row["dace_python_us"] is None and bench.table_row(row).split()[-3:] == ["-", "-", "yes"]
