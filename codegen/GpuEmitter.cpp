@@ -144,8 +144,6 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
     emit_block_kernel(kc, st, ptr, id, params, args, w);
     return;
   }
-  const int* block = plan.block;
-  int threads = block[0] * block[1] * block[2];
   // Each thread computes `rows` points along axis `march` (outline-kernels): consecutive ones along
   // y or z, or along x (1D maps) a block apart, with a copy of the body without bound checks for
   // blocks whose points are all inside the map.
@@ -163,6 +161,8 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   for (std::size_t li = 0; li < plan.layouts.size(); ++li) {
     const KernelPlan::Layout& layout = plan.layouts[li];
     const int lrows = layout.rows > 0 ? layout.rows : rows;
+    const int* block = KernelPlan::layout_block(plan, layout);
+    const int threads = block[0] * block[1] * block[2];
     std::string kname = fmt::format("{}_{}_kernel{}", ident(m.label), id, out_.kernels.size());
     CodeWriter kw;
     kw.line(fmt::format("// GPU kernel of map {}[{}] ({}){}", m.label, range_str(m.range), np,
@@ -252,7 +252,6 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
                                          const std::vector<std::string>& args, CodeWriter& w) {
   const MapInfo& m = n.map;
   const KernelPlan& plan = *n.kernel;
-  const int* block = plan.block;
   const int rows = plan.rows;
   const std::size_t march = static_cast<std::size_t>(plan.march);
   const bool strided_x = rows > 1 && march == 0;
@@ -298,6 +297,7 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
     }
     std::vector<std::string> grid;
     const int lrows = layout.rows > 0 ? layout.rows : rows;
+    const int* block = KernelPlan::layout_block(plan, layout);
     for (std::size_t k = 0; k < 3; ++k) {
       int per_block = block[k] * (k == march ? lrows : 1);
       int lead = k == 0 ? layout.lead : 0;
@@ -307,15 +307,12 @@ void GpuEmitter::emit_kernel_launch_site(const Ctx& c, const Node& n, const std:
     }
     if (layout.pitch_dim >= 0) {  // one index over the plane: blocks of one row of threads
       Fold f = fold_of(c, m, plan, layout);
-      const int folded[3] = {block[0] * block[1], 1, block[2]};
       w.line(fmt::format("const int64_t __pitch = {};  // y folded into x", f.pitch));
       w.line(fmt::format("const int64_t __nf = __ny * __pitch + {};", f.lead));
-      grid[0] = fmt::format("static_cast<unsigned>((__nf + {} - 1) / {})", folded[0], folded[0]);
+      grid[0] = fmt::format("static_cast<unsigned>((__nf + {} - 1) / {})", block[0], block[0]);
       grid[1] = "1u";
-      emit_launch(n, knames[li], counts, grid, folded, params, args, w);
-    } else {
-      emit_launch(n, knames[li], counts, grid, block, params, args, w);
     }
+    emit_launch(n, knames[li], counts, grid, block, params, args, w);
     if (plan.layouts.size() > 1) w.close();
   }
   w.close();

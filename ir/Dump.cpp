@@ -325,6 +325,9 @@ class Dumper {
                             k.layout_data, l.pitch_dim)
               : std::string();
       if (l.rows > 0) fold += fmt::format(", {} rows per thread", l.rows);
+      const int* b = KernelPlan::layout_block(k, l);
+      const int* first = KernelPlan::layout_block(k, k.layouts[0]);
+      if (!std::equal(b, b + 3, first)) fold += fmt::format(", blocks of {}x{}x{}", b[0], b[1], b[2]);
       return fold + (l.lead > 0 ? fmt::format(", lead {} along x (aligned warps)", l.lead) : std::string());
     };
     if (k.layouts.size() == 1 && !k.layout_data.empty())
@@ -344,7 +347,9 @@ class Dumper {
     std::string ps;
     for (auto& p : k.params)
       ps += fmt::format("{}{} {}:{}", ps.empty() ? "" : ", ", to_string(p.kind), p.name, to_string(p.type));
-    std::string shape = fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]);
+    // The first layout's block (the plan's, or its own); other layouts name theirs where it differs.
+    const int* block = k.thread_block || k.layouts.empty() ? k.block : KernelPlan::layout_block(k, k.layouts[0]);
+    std::string shape = fmt::format("{}x{}x{}", block[0], block[1], block[2]);
     std::string how =
         k.thread_block
             ? "one block per point, thread-block maps on " + shape + " threads"

@@ -11,9 +11,9 @@
 namespace sdfc {
 namespace {
 
-/// The IR file format; a file of another is refused with a hint. 2 (2026-12-07): a kernel layout
-/// is [x, lead, data_dim, pitch_dim, rows] (the fold over the plane and the layout's rows).
-constexpr int kIrFormat = 2;
+/// The IR file format; a file of another is refused with a hint. 3 (2026-12-07): a kernel layout
+/// is [x, lead, data_dim, pitch_dim, rows, block x, block y, block z] (2: without its block).
+constexpr int kIrFormat = 3;
 
 // Every field of the structs that carry pass decisions, named once. A field added to one of them
 // stops the build here: add its name, and write and read it below when a pass decides it (or say
@@ -45,7 +45,7 @@ constexpr int kIrFormat = 2;
                           s_external_sync, s_gpu_graph, s_graph_segments, s_sync_streams, s_passes_run] = s;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
                           k_dependent_launch, k_early_trigger, k_split_index, k_hoisted_bases] = k;
-  [[maybe_unused]] auto& [l_x, l_lead, l_data_dim, l_pitch_dim, l_rows] = l;
+  [[maybe_unused]] auto& [l_x, l_lead, l_data_dim, l_pitch_dim, l_rows, l_block] = l;
   [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body, w_struct_body, w_identity] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
 }
@@ -180,7 +180,8 @@ class DecisionWriter {
     Json params = Json::array(), layouts = Json::array(), bases = Json::array();
     for (auto& b : k.hoisted_bases) bases.push_back({b.data, ex(b.value)});
     for (auto& p : k.params) params.push_back({to_string(p.kind), p.name, std::string(to_string(p.type))});
-    for (auto& l : k.layouts) layouts.push_back({l.x, l.lead, l.data_dim, l.pitch_dim, l.rows});
+    for (auto& l : k.layouts)
+      layouts.push_back({l.x, l.lead, l.data_dim, l.pitch_dim, l.rows, l.block[0], l.block[1], l.block[2]});
     return {{"params", params},
             {"thread_block", k.thread_block},
             {"block", {k.block[0], k.block[1], k.block[2]}},
@@ -397,9 +398,13 @@ class DecisionReader {
       p.type = dtype(t[2].get<std::string>(), at + "/2");
       k.params.push_back(p);
     });
-    tuples("layouts", 5, [&](const Json& t, const std::string&) {
-      k.layouts.push_back(
-          KernelPlan::Layout{t[0].get<int>(), t[1].get<int>(), t[2].get<int>(), t[3].get<int>(), t[4].get<int>()});
+    tuples("layouts", 8, [&](const Json& t, const std::string&) {
+      k.layouts.push_back(KernelPlan::Layout{t[0].get<int>(),
+                                             t[1].get<int>(),
+                                             t[2].get<int>(),
+                                             t[3].get<int>(),
+                                             t[4].get<int>(),
+                                             {t[5].get<int>(), t[6].get<int>(), t[7].get<int>()}});
     });
     get(o, ptr, "thread_block", k.thread_block);
     std::vector<int> block = {k.block[0], k.block[1], k.block[2]};

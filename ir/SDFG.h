@@ -223,7 +223,17 @@ struct KernelPlan {
     /// (0: the plan's). Folded layouts march 8 planes: on the H100 0.84 of a copy for GT4Py's
     /// Laplacian in C order at 512 x 512 x 80 against 0.80 with 16 (docs/benchmarks.md).
     int rows = 0;
+    /// Threads per block in this layout, x first, where they differ from KernelPlan::block (all 0:
+    /// the plan's). A layout whose x is not the map's last parameter fits its block to the extents
+    /// its axes have (GT4Py's [3, 8, 1] is sized for 3 points of the last parameter on x: with
+    /// another parameter on x, 5 of its 8 rows of threads had no point), and a folded one runs
+    /// one row of threads over the plane.
+    int block[3] = {0, 0, 0};
   };
+  /// The threads per block of `layout` of `plan` (its own, else the plan's).
+  static const int* layout_block(const KernelPlan& plan, const Layout& layout) {
+    return layout.block[0] > 0 ? layout.block : plan.block;
+  }
   /// The default layout first. A kernel over data whose unit stride is known only at the call
   /// (strides that are symbols, as GT4Py passes them) has one layout per candidate x dimension:
   /// each is a kernel of its own, and the launch runs the one whose x indexes the dimension of

@@ -41,6 +41,8 @@ constexpr int kMaxPlaneUnrolledNodes = 32;
 
 /// Warps start at a multiple of this many points along x (`KernelPlan::Layout::lead`).
 constexpr int kWarpAlignment = 32;
+/// CUDA's largest block extent along z (and HIP's).
+constexpr int kMaxBlockZ = 64;
 
 /// The first nvcc architecture with grid dependency control (griddepcontrol: a kernel can wait
 /// for the kernels before it on its stream, which programmatic dependent launch needs).
@@ -228,14 +230,8 @@ class Outliner {
       k.thread_block = true;
       return k;
     }
-    std::vector<int> block = m.gpu_block_size;
-    // 2D: 64 x 4 measured best for a 5-point stencil on the H200; 3D: 32 x 8, each thread
-    // marching along z, as measured for GT4Py's 3D Laplacian (docs/benchmarks.md).
-    if (block.empty())
-      block = dims == 1   ? std::vector<int>{256, 1, 1}
-              : dims == 2 ? std::vector<int>{64, 4, 1}
-              : dims == 3 ? std::vector<int>{32, 8, 1}
-                          : std::vector<int>{32, 4, 2};
+    const bool file_block = !m.gpu_block_size.empty();
+    std::vector<int> block = file_block ? m.gpu_block_size : default_block(dims);
     while (block.size() < 3) block.push_back(1);
     for (int a = 0; a < 3; ++a) k.block[a] = block[static_cast<std::size_t>(a)];
     // Neighbouring rows (planes) a stencil reads then come from the thread's own loads (5-point
@@ -257,8 +253,54 @@ class Outliner {
     // aligned (GT4Py's 3D Laplacian on the H200: 0.76 -> 0.85 of the copy bandwidth with 8 planes;
     // docs/benchmarks.md).
     k.layouts = {KernelPlan::Layout{static_cast<int>(dims) - 1, lead(m.range[dims - 1]), -1}};
-    if (dims == 2 || dims == 3) plan_layouts(s, st, ix, id, nodes, k);
+    if (dims == 2 || dims == 3) {
+      plan_layouts(s, st, ix, id, nodes, k);
+      fit_blocks(m, file_block, k);
+    }
     return k;
+  }
+
+  /// sdfc's threads per block for a map of `dims` dimensions. 2D: 64 x 4 measured best for a
+  /// 5-point stencil on the H200; 3D: 32 x 8, each thread marching along z, as measured for GT4Py's
+  /// 3D Laplacian (docs/benchmarks.md).
+  static std::vector<int> default_block(std::size_t dims) {
+    return dims == 1   ? std::vector<int>{256, 1, 1}
+           : dims == 2 ? std::vector<int>{64, 4, 1}
+           : dims == 3 ? std::vector<int>{32, 8, 1}
+                       : std::vector<int>{32, 4, 2};
+  }
+
+  /// The block of each unfolded layout whose block is sdfc's to choose (KernelPlan::Layout::block):
+  /// every layout where the file gives no block, else those whose x is not the map's last
+  /// parameter (the file's block is sized for the last on x: GT4Py gives [3, 8, 1] to a map whose
+  /// last parameter has 3 points, and with another on x 5 of its 8 rows of threads had none).
+  /// From sdfc's block for the map's dimensions: y takes no more threads than its parameter's
+  /// constant extent needs; x widens by whole warps to keep the block's threads, up to its own
+  /// constant extent; a block left with fewer than half its threads gives them to y where y's
+  /// extent is not a constant, and to z in 3D kernels.
+  static void fit_blocks(const MapInfo& m, bool file_block, KernelPlan& k) {
+    const int dims = static_cast<int>(m.params.size());
+    const std::vector<int> start = default_block(m.params.size());
+    const int threads = start[0] * start[1] * start[2];
+    for (KernelPlan::Layout& layout : k.layouts) {
+      if (layout.pitch_dim >= 0 || (file_block && layout.x == dims - 1)) continue;
+      const int rows = layout.rows > 0 ? layout.rows : k.rows;
+      std::optional<long> need[2];  // threads x and y need for their parameters' constant extents
+      for (int a = 0; a < 2; ++a) {
+        auto e = as_constant(range_extent(m.range[static_cast<std::size_t>(dim_on_axis(layout, a, dims))]));
+        int per_thread = a == k.march ? rows : 1;
+        if (e) need[a] = std::max<long>(1, (*e + per_thread - 1) / per_thread);
+      }
+      int b[3] = {start[0], start[1], start[2]};
+      if (need[1] && *need[1] < b[1]) b[1] = static_cast<int>(*need[1]);
+      b[0] = std::max(start[0], threads / (b[1] * b[2]) / kWarpAlignment * kWarpAlignment);
+      if (need[0] && *need[0] < b[0]) b[0] = static_cast<int>(*need[0]);
+      if (b[0] * b[1] * b[2] < threads / 2) {
+        if (!need[1]) b[1] = std::max(b[1], threads / (b[0] * b[2]));
+        if (dims == 3) b[2] = std::clamp(threads / (b[0] * b[1]), 1, kMaxBlockZ);
+      }
+      if (b[0] != k.block[0] || b[1] != k.block[1] || b[2] != k.block[2]) std::copy(b, b + 3, layout.block);
+    }
   }
 
   /// The idle threads a layout launches before the first point of its x range `x`.
@@ -385,6 +427,10 @@ class Outliner {
     layout.pitch_dim = y_dim->second;
     layout.lead = 0;  // the folded kernel's warps align from the plane's first point, at run time
     layout.rows = std::min(k.rows, kFoldedPlanesPerThread);
+    // One row of the plan's threads over the plane.
+    layout.block[0] = k.block[0] * k.block[1];
+    layout.block[1] = 1;
+    layout.block[2] = k.block[2];
   }
 
   /// What the kernel of map `id` touches: containers on the scope's edges; symbols in its

@@ -166,7 +166,7 @@ TEST(IrFile, UnreadableDecisionsNameTheirPointer) {
   };
   Json bad = j;
   bad["sdfc"]["format"] = 99;
-  expect_error(bad, "/sdfc/format", "IR files of format 2");
+  expect_error(bad, "/sdfc/format", "IR files of format 3");
   bad = j;
   bad["sdfc"]["options"]["target"] = "fpga";
   expect_error(bad, "/sdfc/options/target", "target must be");

@@ -35,7 +35,7 @@ stream_assignment         stream_assignment_forkjoin.sdfg          stream-assign
 legalize                  legalize_accepts.sdfg                    legalize
 translate_python          ../codegen/cpu/dace_spmv_uint32.sdfg     translate-python
 lower_wcr                 lower_wcr_gpu_thread_private.sdfg        lower-wcr            --target cuda
-outline_kernels           outline_kernels_unit_stride.sdfg         outline-kernels      --target cuda
+outline_kernels           outline_kernels_unit_stride.sdfg         outline-kernels      --target cuda --declared-transient-layouts
 synchronization           synchronization_chain.sdfg               synchronization      --target cuda --gpu-streams 4
 pool_legality             ../codegen/cuda/transients_pool.sdfg     pool-legality        --target cuda --transients pool --gpu-streams 2
 workspace_layout          stream_assignment_forkjoin.sdfg          workspace-layout     --target cuda --gpu-streams 2
