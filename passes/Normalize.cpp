@@ -62,8 +62,25 @@ struct Normalizer {
     map_range(e.memlet.other_subset);
   }
 
+  /// DaCe's rule for a nested SDFG's arguments: an array it leaves at Default storage has the
+  /// storage of the container its node's connector is joined to (the parent's, resolved before).
+  /// Otherwise a device array handed to a nested SDFG would be taken for host memory inside it.
+  void inherit_storage(const Block& st, int x) {
+    SDFG& inner = *st.node(x).sdfg;
+    for (auto& e : st.edges) {
+      const std::optional<std::string>& conn = e.dst == x ? e.dst_conn : e.src == x ? e.src_conn : std::nullopt;
+      if (!conn || e.memlet.data.empty()) continue;
+      DataDesc* d = inner.find_data(*conn);
+      auto outer = index.find(e.memlet.data);
+      if (d && !d->transient && d->kind == DataKind::Array && d->storage == StorageType::Default &&
+          outer != index.end() && outer->second->storage != StorageType::Default)
+        d->storage = outer->second->storage;
+    }
+  }
+
   void state(SDFG& s, Block& st, bool in_map) {
-    for (auto& n : st.nodes) {
+    for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+      auto& n = st.nodes[i];
       bool nested =
           in_map || (n->kind == NodeKind::MapExit ? st.node(n->scope_entry).scope_entry >= 0 : n->scope_entry >= 0);
       if (n->kind == NodeKind::MapEntry && n->map.schedule == ScheduleType::Default)
@@ -77,7 +94,10 @@ struct Normalizer {
       if (n->kind == NodeKind::MapEntry && n->scope_entry >= 0 && is_gpu_schedule(n->map.schedule) && !thread_block &&
           options.target != Target::CPU)
         n->map.schedule = ScheduleType::Sequential;
-      if (n->kind == NodeKind::NestedSDFG) sdfg(*n->sdfg, nested || n->scope_entry >= 0);
+      if (n->kind == NodeKind::NestedSDFG) {
+        inherit_storage(st, static_cast<int>(i));
+        sdfg(*n->sdfg, nested || n->scope_entry >= 0);
+      }
     }
     // Connector types from the data their memlets carry.
     for (auto& e : st.edges) {

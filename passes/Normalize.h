@@ -4,7 +4,10 @@
 ///  - map schedules: a `Default` map outside any map becomes CPU_Multicore on the CPU (as DaCe's
 ///    SCOPEDEFAULT_SCHEDULE does); one inside a map, or inside a nested SDFG called from a map,
 ///    becomes Sequential;
-///  - storage: `Default` arrays become CPU_Heap; `Default` scalars stay `Default` (host locals);
+///  - storage: a nested SDFG's `Default` array argument takes the storage of the container its
+///    node's connector is joined to (DaCe's rule; a device array handed to a nested SDFG stays
+///    device memory in it); other `Default` arrays become CPU_Heap; `Default` scalars stay
+///    `Default` (host locals);
 ///  - connector types: a connector declared with type null gets the dtype of the data its memlet
 ///    refers to (DaCe's type inference);
 ///  - memlets: one without a subset gets its container's whole range (what DaCe means by it);

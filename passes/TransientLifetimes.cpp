@@ -284,9 +284,10 @@ class ModeApplier {
   TransientMode mode_;
 
   /// Moves each transient of nested SDFG node `x` that the mode converts at the top level, each
-  /// constant, and each transient the file declares Persistent or External (DaCe's auto_optimize
-  /// makes nested SDFGs' transients persistent) into `parent`, connected to `x` through a connector
-  /// of the transient's name. A declared lifetime is kept: level by level it reaches the top.
+  /// constant, each transient the file declares Persistent or External (DaCe's auto_optimize
+  /// makes nested SDFGs' transients persistent) and, as declared, each GPU_Global one the mode
+  /// would select into `parent`, connected to `x` through a connector of the transient's name. A
+  /// declared lifetime is kept: level by level it reaches the top.
   void lift(SDFG& parent, Block& st, int x, const Call& call, const ToTop& to_top) {
     SDFG& inner = *st.node(x).sdfg;
     std::set<std::string> outside = used_outside_maps(inner);
@@ -295,7 +296,12 @@ class ModeApplier {
     for (auto& [name, d] : inner.arrays) {
       bool constant = d.transient && !d.constant.is_null();
       bool declared = d.transient && (d.lifetime == Lifetime::Persistent || d.lifetime == Lifetime::External);
-      if (!constant && !declared && !(by_mode && selected(name, d, outside))) continue;
+      // As declared, a nested SDFG's GPU transient at a default lifetime is allocated at each call
+      // of the nested SDFG: in a loop, a device malloc and a free that waits for the device per
+      // iteration (DaCe's expanded MatMult in a row loop: fe_rowdot_views_s). At the top level it
+      // is allocated once per program call, in the call's arena.
+      bool gpu_call = mode_ == TransientMode::AsDeclared && d.storage == StorageType::GPU_Global;
+      if (!constant && !declared && !((by_mode || gpu_call) && selected(name, d, outside))) continue;
       // The layout in the parent's symbols; at the top it must depend only on arguments, so that
       // the transient can be sized at init and the program's signature does not change.
       DataDesc lifted = d;

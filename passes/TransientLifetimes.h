@@ -31,8 +31,12 @@
 ///    its own call, which is what scoped means there (Scope), and for pool a stream-ordered pool
 ///    allocation for GPU storage (Scope on the CPU). Lifting would only stretch the allocation
 ///    over the whole program call.
-/// Without --transients (TransientMode::AsDeclared) no lifetime changes and nothing is lifted,
-/// constants aside.
+/// Without --transients (TransientMode::AsDeclared) no lifetime changes, and what is lifted is the
+/// constants and the GPU_Global transients of nested SDFGs that the selection above takes (at a
+/// default lifetime, used outside map scopes, sized by the program's arguments alone): where the
+/// nested SDFG would allocate one at each of its calls (a device malloc, and a free that waits for
+/// the device: per iteration in a loop), the top level allocates it once per program call, in the
+/// call's arena, with its declared lifetime.
 ///
 /// Constants (the `constants_prop` of DaCe's SDFGs, DataDesc::constant), in every mode: lifted
 /// like persistent transients from nested SDFGs outside map scopes (whatever the mode), then made

@@ -17,12 +17,15 @@ namespace {
 
 constexpr std::int64_t kOffsetAlignment = 256;
 
-/// The stream of the GPU operation an edge belongs to (a copy, or the kernel whose scope holds
-/// it); -1 for host work.
+/// The stream of the GPU operation an edge belongs to (a copy, the kernel whose scope holds it, or
+/// a nested SDFG called from host code that queues GPU work: on its node's stream); -1 for host
+/// work. A nested SDFG's GPU work is not waited for at its end when it leaves nothing of the host
+/// pending (its arguments in device memory), so its containers are on its stream like a kernel's.
 int edge_stream(const Block& st, const DataEdge& e) {
   if (e.stream >= 0) return e.stream;
   for (int id : {e.src, e.dst}) {
     const Node* n = &st.node(id);
+    if (n->kind == NodeKind::NestedSDFG && n->scope_entry < 0 && n->stream >= 0) return n->stream;
     if (n->kind == NodeKind::MapExit) n = &st.node(n->scope_entry);
     while (n->kind != NodeKind::MapEntry || n->stream < 0) {
       if (n->scope_entry < 0) break;
