@@ -508,6 +508,9 @@ TEST_F(BuildTest, EvictionDropsTheLeastRecentlyUsed) {
   BuildResult a = build_library(request("a"));
   BuildResult b = build_library(request("b"));
   BuildResult c = build_library(request("c"));
+  // Past the file system's timestamp tick (coarse: a hit right after c's build stamped a with c's
+  // time, and the tie fell either way by the entries' names).
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_TRUE(build_library(request("a")).cache_hit);  // a is now the most recently used
   // Room for about two and a half entries of this size: adding d must evict the two oldest, b and c.
   double entry_mb = double(tree_size(fs::path(cache_) / a.cache_key)) / (1024 * 1024);
