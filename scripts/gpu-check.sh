@@ -26,7 +26,8 @@
 #   dace       DaCe's own compiler against sdfc on the corpus (bench/gpu_vs_dace.py): every case as one GPU
 #              SDFG with device arguments, compiled by both (8 at once), checked against each other and timed
 #              per call at the large size (largest argument about 2**24 elements) and the corpus's small size
-#              (one run, so that each program is compiled once), with the roofline fractions; then the
+#              (one run, so that each program is compiled once), through fast_call as GT4Py calls and through
+#              __call__ (the py columns), with the roofline fractions; then the
 #              compile times of the corpus's GPU programs (bench/compile_time.py --target cuda --cold 1, with
 #              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
 #   layouts    the kernel-layout GPU tests (GT4Py's Laplacian in every order and pitch, its neighbour reduction
@@ -222,7 +223,7 @@ phase_dace() {
     say "dace: no .gpu-py (make it with scripts/gpu-py-bundle.sh and carry it): skipped"
     return 0
   fi
-  (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 330 \
+  (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 420 \
     python3 bench/gpu_vs_dace.py --corpus "$SDFC_CORPUS" --size large,small --jobs 8 --timeout 60 \
     --json "$logs/gpu_vs_dace.json") > "$logs/gpu_vs_dace.log" 2>&1
   say "DaCe against sdfc on the GPU (bench/gpu_vs_dace.py --size large,small): rc=$?"
