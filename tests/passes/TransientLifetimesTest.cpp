@@ -343,8 +343,8 @@ TEST(TransientLifetimes, NestedGpuTransientsInEveryModeAreProvenByTheVerifier) {
                 "x", "y", "1:N - 1");
     return b.build();
   };
-  for (TransientMode m :
-       {TransientMode::External, TransientMode::Persistent, TransientMode::Pool, TransientMode::Scoped})
+  for (TransientMode m : {TransientMode::External, TransientMode::Persistent, TransientMode::Pool,
+                          TransientMode::Scoped, TransientMode::AsDeclared})
     for (int streams : {0, 2}) {
       SCOPED_TRACE(fmt::format("{} --gpu-streams {}", to_string(m), streams));
       auto sdfg = build();
@@ -359,6 +359,15 @@ TEST(TransientLifetimes, NestedGpuTransientsInEveryModeAreProvenByTheVerifier) {
         ASSERT_NE(lifted, nullptr);
         EXPECT_EQ(lifted->storage, StorageType::GPU_Global);
         EXPECT_FALSE(inner->transient);
+      } else if (m == TransientMode::AsDeclared) {
+        // As declared, the GPU transient rises with its default lifetime: once per program call
+        // (the call's arena), not a device malloc and free at each call of the nested SDFG.
+        ASSERT_NE(lifted, nullptr);
+        EXPECT_EQ(lifted->storage, StorageType::GPU_Global);
+        EXPECT_EQ(lifted->lifetime, Lifetime::Scope);
+        EXPECT_FALSE(lifted->lifetime_from_mode);
+        EXPECT_EQ(lifted->place, DataDesc::Place::Call);
+        EXPECT_FALSE(inner->transient);
       } else {
         EXPECT_EQ(lifted, nullptr);
         EXPECT_TRUE(inner->transient);
@@ -369,4 +378,24 @@ TEST(TransientLifetimes, NestedGpuTransientsInEveryModeAreProvenByTheVerifier) {
         EXPECT_EQ(sdfg->workspaces[0].storage, StorageType::GPU_Global);
       }
     }
+}
+
+TEST(TransientLifetimes, NestedDefaultArgumentsTakeTheStorageTheyAreJoinedTo) {
+  // normalize (which runs first): the nested SDFG leaves src and dst at Default storage, as DaCe's
+  // frontend does; DaCe's rule gives them the storage of the containers their connectors are
+  // joined to: GPU_Global from the GPU arrays, CPU_Heap from the host ones.
+  for (StorageType outer : {StorageType::GPU_Global, StorageType::CPU_Heap}) {
+    SCOPED_TRACE(to_string(outer));
+    SDFGBuilder b("joined");
+    b.symbol("N").array("x", DType::Float64, {"N"}, false, outer).array("y", DType::Float64, {"N"}, false, outer);
+    auto st = b.state("call");
+    call_nested(st, twice_plus_three("inner", "L"), {{"L", "N"}}, "x", "y", "0:N");
+    auto sdfg = b.build();
+    run_passes(*sdfg, {"expand-library-nodes", "fold-views", "normalize"},
+               mode(TransientMode::AsDeclared, Target::CUDA));
+    const SDFG& inner = *only_nested(*sdfg->root.blocks[0]).sdfg;
+    EXPECT_EQ(inner.find_data("src")->storage, outer);
+    EXPECT_EQ(inner.find_data("dst")->storage, outer);
+    EXPECT_EQ(inner.find_data("tmp")->storage, StorageType::CPU_Heap);  // a transient: Default's meaning
+  }
 }
