@@ -40,7 +40,9 @@ TEST(Corpus, EveryFileLoadsValidatesAndRoundTrips) {
         continue;
       }
     }
-    if (!sdfg) ASSERT_NO_THROW(sdfg = read_sdfg_file(f));
+    if (!sdfg) {
+      ASSERT_NO_THROW(sdfg = read_sdfg_file(f));
+    }
     auto ds = validate(*sdfg, f);
     for (auto& d : ds) ADD_FAILURE() << d.str();
     std::string once = write_sdfg(*sdfg);

@@ -335,7 +335,7 @@ TEST(Reader, StructDtypesAreInternedWithCLayout) {
   EXPECT_EQ(struct_field(t, "idx"), DType::Int32);
   EXPECT_FALSE(struct_field(t, "other").has_value());
   EXPECT_EQ(intern_struct(*struct_of(t)), t);  // the same definition, the same type
-  StructType other{"_val_and_idx", {{"idx", DType::Int32}, {"val", DType::Int64}}};
+  StructType other{"_val_and_idx", {{"idx", DType::Int32}, {"val", DType::Int64}}, {}};
   EXPECT_NE(intern_struct(other), t);  // same name, other fields: another type
   EXPECT_FALSE(is_struct(DType::Complex128));
   EXPECT_TRUE(is_signed(DType::Complex128));

@@ -59,7 +59,7 @@ std::string message_of(const std::string& code, const TaskletScope& s = mixed())
 
 // A scope with struct connectors: input s and output r of DaCe's argmin struct, float64 input x.
 TaskletScope with_struct(DType* st) {
-  *st = intern_struct(StructType{"_val_and_idx", {{"idx", kI32}, {"val", kF64}}});
+  *st = intern_struct(StructType{"_val_and_idx", {{"idx", kI32}, {"val", kF64}}, {}});
   TaskletScope s = scope({{"s", *st}, {"x", kF64}, {"a", kI64}}, {{"r", *st}, {"o", kF64}, {"k", kI32}});
   s.structs["_val_and_idx"] = *st;
   return s;
