@@ -58,6 +58,7 @@ TEST(Completeness, AnEdgeNoEmitterLowersIsAnInternalErrorNamingIt) {
   int x = -1;
   for (int i = 0; i < static_cast<int>(st.nodes.size()); ++i)
     if (st.node(i).kind == NodeKind::Access && st.node(i).data == "x") x = i;
+  ASSERT_GE(x, 0) << "the program reads x through an access node";
   int entry = st.node(tasklet_of(st)).scope_entry;
   DataEdge e;
   e.src = entry;
