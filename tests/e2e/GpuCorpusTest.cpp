@@ -444,6 +444,28 @@ TEST(GpuKernels, FourParameterMap) {
         }
 }
 
+/// A 3D map whose x and y parameters have constant extents (tests/codegen/cuda/kernel_3d.sdfg:
+/// three[k=0:N, j=0:3, l=0:5]): outline-kernels fits sdfc's block to them (5 x 3 x 17, 16 planes
+/// per thread along z), so N = 600 spans three blocks along z, the last one partly.
+TEST(GpuKernels, BlockFittedToConstantExtents) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::int64_t n = 600;
+  const std::size_t cells = static_cast<std::size_t>(n * 3 * 5);
+  Program p = cuda_codegen_input("kernel_3d");
+  std::vector<double> a(cells), b(cells, -1.0);
+  for (std::size_t i = 0; i < cells; ++i) a[i] = 0.25 * static_cast<double>(i);
+  p.set_array("A", a.data(), cells);
+  p.set_array("B", b.data(), cells);
+  p.set_value("N", n);
+  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
+  for (std::int64_t k = 0; k < n; ++k)
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t l = 0; l < 5; ++l) {
+        std::size_t at = static_cast<std::size_t>((k * 3 + j) * 5 + l);
+        ASSERT_EQ(b[at], a[at] * 2.0 + static_cast<double>(k + j + l)) << k << " " << j << " " << l;
+      }
+}
+
 /// Dynamic map range inputs on the GPU (tests/codegen/cuda/map_dynamic_range.sdfg): a kernel over
 /// 0:cnt (a host scalar read before the launch) and, inside a kernel, a sequential map over
 /// 0:lens[j] (device memory); with 0 and 2 streams.
