@@ -422,19 +422,28 @@ TEST(GpuLoops, ConditionReadsAGpuValue) {
   }
 }
 
+/// Calls the CUDA build of codegen input `name` (float64 arrays A, B of `cells` elements, symbol N)
+/// with A = `scale` * index and B = -1 on the GPU; fills `a` and `b`; false when there is no GPU.
+static bool call_a_to_b(const std::string& name, std::int64_t n, std::size_t cells, double scale,
+                        std::vector<double>& a, std::vector<double>& b) {
+  Program p = cuda_codegen_input(name);
+  a.assign(cells, 0.0);
+  b.assign(cells, -1.0);
+  for (std::size_t i = 0; i < cells; ++i) a[i] = scale * static_cast<double>(i);
+  p.set_array("A", a.data(), cells);
+  p.set_array("B", b.data(), cells);
+  p.set_value("N", n);
+  return call_on_gpu(p);
+}
+
 /// A GPU map of 4 parameters (tests/codegen/cuda/kernel_4d.sdfg): every point computed once, with
 /// the right indices (host arrays bound to the device arguments are mirrored by the Program).
 TEST(GpuKernels, FourParameterMap) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
   const std::int64_t n = 9;
   const std::size_t cells = static_cast<std::size_t>(2 * 3 * n * 5);
-  Program p = cuda_codegen_input("kernel_4d");
-  std::vector<double> a(cells), b(cells, -1.0);
-  for (std::size_t i = 0; i < cells; ++i) a[i] = 0.5 * static_cast<double>(i);
-  p.set_array("A", a.data(), cells);
-  p.set_array("B", b.data(), cells);
-  p.set_value("N", n);
-  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
+  std::vector<double> a, b;
+  if (!call_a_to_b("kernel_4d", n, cells, 0.5, a, b)) GTEST_SKIP() << "no GPU device";
   for (std::int64_t i = 0; i < 2; ++i)
     for (std::int64_t j = 0; j < 3; ++j)
       for (std::int64_t k = 0; k < n; ++k)
@@ -451,13 +460,8 @@ TEST(GpuKernels, BlockFittedToConstantExtents) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
   const std::int64_t n = 600;
   const std::size_t cells = static_cast<std::size_t>(n * 3 * 5);
-  Program p = cuda_codegen_input("kernel_3d");
-  std::vector<double> a(cells), b(cells, -1.0);
-  for (std::size_t i = 0; i < cells; ++i) a[i] = 0.25 * static_cast<double>(i);
-  p.set_array("A", a.data(), cells);
-  p.set_array("B", b.data(), cells);
-  p.set_value("N", n);
-  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
+  std::vector<double> a, b;
+  if (!call_a_to_b("kernel_3d", n, cells, 0.25, a, b)) GTEST_SKIP() << "no GPU device";
   for (std::int64_t k = 0; k < n; ++k)
     for (std::int64_t j = 0; j < 3; ++j)
       for (std::int64_t l = 0; l < 5; ++l) {
