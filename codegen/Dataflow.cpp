@@ -381,7 +381,13 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
   if (!n.code_global.code.empty() &&
       std::find(out_.globals.begin(), out_.globals.end(), n.code_global.code) == out_.globals.end())
     out_.globals.push_back(n.code_global.code);
-  for (auto& wr : writes) emit_write(wr.target, wr.value, wr.t, *wr.edge, wr.ptr, w);
+  for (auto& wr : writes) {
+    auto acc = c.accumulators.find(wr.edge);
+    if (acc != c.accumulators.end())  // the kernel adds it after the thread's rows (KernelPlan::accumulations)
+      w.line(fmt::format("{} += {};", acc->second, wr.value));
+    else
+      emit_write(wr.target, wr.value, wr.t, *wr.edge, wr.ptr, w);
+  }
   if (shadows) w.close();
   w.close();
 }

@@ -42,6 +42,8 @@ struct Ctx {
   /// the name of that local and its value, added to their indices as one term.
   std::map<std::string, std::pair<std::string, Expr>> bases;
   int block_kernel = -1;  ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
+  /// The kernel's KernelPlan::accumulations: each write edge and the register its values add into.
+  std::map<const DataEdge*, std::string> accumulators;
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)

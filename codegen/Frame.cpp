@@ -209,6 +209,8 @@ void FramePrinter::prologue(CodeWriter& w) {
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(fmt::format("#include \"{}\"", target_info(options_.target).runtime_header));
   if (gpu_ && !split_) w.line("#include \"sdfc/gpu_atomics.h\"");
+  if (gpu_ && !split_ && device_code_uses("sdfc::gpu::atomic_add_combined"))
+    w.line("#include \"sdfc/gpu_atomics_combined.h\"  // a warp's atomics combined (cooperative groups)");
   if (root_.libraries.count("cblas"))
     w.line("#include \"sdfc/blas.h\"  // CBLAS on host data (--blas vendor, DaCe's CBLAS tasklets)");
   if (root_.libraries.count("cublas")) w.line("#include \"sdfc/gpu_blas.h\"  // --blas vendor: cuBLAS on GPU data");
@@ -324,15 +326,19 @@ void FramePrinter::device_prologue(CodeWriter& w) {
   if (std::find(includes.begin(), includes.end(), "<complex>") == includes.end())
     w.line("#define SDFC_NO_COMPLEX 1  // no complex numbers (host-environment)");
   w.line("#include \"sdfc/gpu_portability.h\"");
-  auto used = [&](std::string_view what) {
-    for (auto* list : {&body_.kernels, &body_.device_functions})
-      for (auto& k : *list)
-        if (k.find(what) != std::string::npos) return true;
-    return false;
-  };
+  auto used = [&](std::string_view what) { return device_code_uses(what); };
   if (used("sdfc::rt::") || used("dace::")) w.line("#include \"sdfc/rt.h\"");
   if (used("sdfc::gpu::atomic")) w.line("#include \"sdfc/gpu_atomics.h\"");
+  if (used("sdfc::gpu::atomic_add_combined"))
+    w.line("#include \"sdfc/gpu_atomics_combined.h\"  // a warp's atomics combined (cooperative groups)");
   w.line("");
+}
+
+bool FramePrinter::device_code_uses(std::string_view what) const {
+  for (auto* list : {&body_.kernels, &body_.device_functions})
+    for (auto& k : *list)
+      if (k.find(what) != std::string::npos) return true;
+  return false;
 }
 
 /// Device functions, kernels and their launchers (the device source of a split program, or the

@@ -57,6 +57,8 @@ class FramePrinter {
   std::vector<std::string> storages;
   std::string info;  ///< what __sdfc_program_info returns
 
+  /// Whether a kernel or device function prints `what` (which runtime headers the device code needs).
+  bool device_code_uses(std::string_view what) const;
   void prologue(CodeWriter& w);
   void struct_definitions(CodeWriter& w) const;
   void device_prologue(CodeWriter& w);

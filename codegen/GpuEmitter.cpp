@@ -153,6 +153,45 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   SDFC_ASSERT(!strided_x || (dims == 1 && plan.layouts.size() == 1 && plan.layouts[0].lead == 0),
               "points a block apart along x are planned for 1D kernels without lead threads only");
   const char* axis[] = {"x", "y", "z"};
+  // Write-conflicted sums the thread adds up over its rows (KernelPlan::accumulations): a register
+  // each, declared before the rows and written with one atomic after them, so the loop over the
+  // rows ends with `break` where it would return.
+  struct Sum {
+    std::string reg, target, ptr;
+    DType t;
+    const DataEdge* edge;
+    bool combined;
+  };
+  std::vector<Sum> sums;
+  for (const KernelPlan::Accumulation& a : plan.accumulations) {
+    SDFC_ASSERT(a.edge >= 0 && static_cast<std::size_t>(a.edge) < st.edges.size() && rows > 1,
+                "accumulation of an edge the state does not have, or without rows: " + np);
+    const DataEdge& e = st.edges[static_cast<std::size_t>(a.edge)];
+    std::string eptr = walk::edge_pointer(st, ptr, static_cast<std::size_t>(a.edge));
+    Sum sum{fmt::format("__sdfc_sum{}", sums.size()),
+            element(kc, e.memlet.data, starts(*e.memlet.subset), eptr),
+            eptr,
+            c.data(e.memlet.data)->dtype,
+            &e,
+            a.combined};
+    kc.accumulators[&e] = sum.reg;
+    sums.push_back(std::move(sum));
+  }
+  const char* past_last_row = sums.empty() ? "return" : "break";
+  auto declare_sums = [&](CodeWriter& kw) {
+    for (const Sum& sum : sums)  // -0.0 is the identity of floating-point addition (+0.0 + -0.0 is +0.0)
+      kw.line(fmt::format("{} {} = {};  // {} over the thread's rows ({})", ctype(sum.t), sum.reg,
+                          is_float(sum.t) ? "-0.0" : "0", sum.target, sum.ptr));
+  };
+  auto add_sums = [&](CodeWriter& kw) {
+    for (const Sum& sum : sums) {
+      if (sum.combined)
+        kw.line(fmt::format("sdfc::gpu::atomic_add_combined(&{}, {});  // with the warp's other threads", sum.target,
+                            sum.reg));
+      else
+        emit_write(sum.target, sum.reg, sum.t, *sum.edge, sum.ptr, kw);
+    }
+  };
   // The body is the same in every layout (it reads the map's parameters): printed once, at the
   // depth it has in each kernel (inside the marching loop when rows > 1).
   CodeWriter bw(strided_x ? 3 : rows > 1 ? 2 : 1);
@@ -171,6 +210,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
                             : ""));
     kw.open(fmt::format("__global__ void __launch_bounds__({}) {}({})", threads, kname, fmt::join(params, ", ")));
     kernel_prologue(plan, kc, kw);
+    declare_sums(kw);
     auto index = [&](std::size_t k) {
       if (k == 2 && dims > 3) {
         kw.line("const int64_t __tz = static_cast<int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;");
@@ -205,7 +245,8 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
         kw.line(fmt::format("const int64_t __t{0} = static_cast<int64_t>(blockIdx.{0}) * blockDim.{0} + threadIdx.{0};",
                             axis[k]));
       }
-      kw.line(fmt::format("if (__t{} >= {}) return;", axis[k], sym(extent(r))));
+      kw.line(fmt::format("if (__t{} >= {}) {};", axis[k], sym(extent(r)),
+                          k == march && rows > 1 ? past_last_row : "return"));
       kw.line(
           fmt::format("const int64_t {} = {} + __t{} * {};", ident(m.params[dim]), sym(r.start), axis[k], sym(r.step)));
     };
@@ -222,12 +263,13 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
         kw.line("#pragma unroll");
         kw.open(fmt::format("for (int __row = 0; __row < {}; ++__row)", rows));
         kw.line("const int64_t __tx = __tx0 + static_cast<int64_t>(__row) * blockDim.x;");
-        if (!whole) kw.line(fmt::format("if (__tx >= {}) return;", n_x));
+        if (!whole) kw.line(fmt::format("if (__tx >= {}) {};", n_x, past_last_row));
         kw.line(fmt::format("const int64_t {} = {} + __tx * {};", ident(m.params[0]), sym(r.start), sym(r.step)));
         kw.raw(bw.str());
         kw.close();
         kw.close();
       }
+      add_sums(kw);
       kw.close();
       out_.kernels.push_back(kw.str());
       knames.push_back(kname);
@@ -240,6 +282,7 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
       if (k < dims && (layout.pitch_dim < 0 || k == 2)) index(k);
     kw.raw(bw.str());
     if (rows > 1) kw.close();
+    add_sums(kw);
     kw.close();
     out_.kernels.push_back(kw.str());
     knames.push_back(kname);

@@ -36,6 +36,7 @@ std::string quote_lines(const std::string& code) {
 class Dumper {
  public:
   std::string out;
+  const Block* st_ = nullptr;  ///< the state whose nodes are being printed
 
   void line(int indent, const std::string& text) { out += std::string(2 * indent, ' ') + text + "\n"; }
 
@@ -187,7 +188,10 @@ class Dumper {
         line(ind, fmt::format("state {} \"{}\"", id, b.label));
         segment(b, ind + 1);
         forks(b, ind + 1);
-        for (std::size_t i = 0; i < b.nodes.size(); ++i) node(*b.nodes[i], static_cast<int>(i), ind + 1);
+        for (std::size_t i = 0; i < b.nodes.size(); ++i) {
+          st_ = &b;  // (a nested SDFG's states set it in turn)
+          node(*b.nodes[i], static_cast<int>(i), ind + 1);
+        }
         for (auto& e : b.edges) edge(b, e, ind + 1);
         joins(b, ind + 1);
         break;
@@ -274,7 +278,7 @@ class Dumper {
                                     scope, decided);
         if (!n.map.gpu_block_size.empty()) s += fmt::format(" block={}", fmt::join(n.map.gpu_block_size, "x"));
         line(ind, s);
-        if (n.kernel) kernel(*n.kernel, n.map.params, ind + 1);
+        if (n.kernel) kernel(*n.kernel, n.map.params, st_, ind + 1);
         break;
       }
       case NodeKind::MapExit:
@@ -343,7 +347,23 @@ class Dumper {
     return out;
   }
 
-  void kernel(const KernelPlan& k, const std::vector<std::string>& params, int ind) {
+  /// " sums over its rows (one atomic after them): e4 colsum[j] per thread; e5 total[0] combined
+  /// in each warp": KernelPlan::accumulations, or nothing.
+  static std::string accumulations(const KernelPlan& k, const Block* st) {
+    if (k.accumulations.empty()) return "";
+    std::vector<std::string> each;
+    for (auto& a : k.accumulations) {
+      std::string what = fmt::format("e{}", a.edge);
+      if (st && a.edge >= 0 && static_cast<std::size_t>(a.edge) < st->edges.size()) {
+        const Memlet& m = st->edges[static_cast<std::size_t>(a.edge)].memlet;
+        what += " " + m.data + (m.subset ? "[" + range_str(*m.subset) + "]" : "");
+      }
+      each.push_back(what + (a.combined ? " combined in each warp" : " per thread"));
+    }
+    return fmt::format(" sums over its rows (one atomic after them): {}", fmt::join(each, "; "));
+  }
+
+  void kernel(const KernelPlan& k, const std::vector<std::string>& params, const Block* st, int ind) {
     std::string ps;
     for (auto& p : k.params)
       ps += fmt::format("{}{} {}:{}", ps.empty() ? "" : ", ", to_string(p.kind), p.name, to_string(p.type));
@@ -366,7 +386,8 @@ class Dumper {
                        "SM, else at block exit)",
                        k.early_trigger_blocks_per_sm)
                  : ", dependent launch (next kernel triggered at block exit)";
-    line(ind, fmt::format("kernel: {} params({}){}{}", how, ps, k.split_index ? " index=split" : "", hoisted(k)));
+    line(ind, fmt::format("kernel: {} params({}){}{}{}", how, ps, k.split_index ? " index=split" : "", hoisted(k),
+                          accumulations(k, st)));
   }
 
   void edge(const Block&, const DataEdge& e, int ind) {

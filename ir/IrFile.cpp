@@ -44,7 +44,7 @@ constexpr int kIrFormat = 3;
                           s_gpu_exit_sync, s_workspaces, s_arena, s_num_events, s_libraries, s_std_includes,
                           s_external_sync, s_gpu_graph, s_graph_segments, s_sync_streams, s_passes_run] = s;
   [[maybe_unused]] auto& [k_params, k_thread_block, k_block, k_rows, k_march, k_layouts, k_layout_data,
-                          k_dependent_launch, k_early_trigger, k_split_index, k_hoisted_bases] = k;
+                          k_dependent_launch, k_early_trigger, k_split_index, k_hoisted_bases, k_accumulations] = k;
   [[maybe_unused]] auto& [l_x, l_lead, l_data_dim, l_pitch_dim, l_rows, l_block] = l;
   [[maybe_unused]] auto& [w_op, w_form, w_a, w_b, w_body, w_struct_body, w_identity] = w;
   [[maybe_unused]] auto& [ws_storage, ws_members, ws_alignment, ws_bytes, ws_unshared, ws_stream_ordered, ws_held] = ws;
@@ -179,6 +179,8 @@ class DecisionWriter {
   Json kernel(const KernelPlan& k) const {
     Json params = Json::array(), layouts = Json::array(), bases = Json::array();
     for (auto& b : k.hoisted_bases) bases.push_back({b.data, ex(b.value)});
+    Json accumulations = Json::array();
+    for (auto& a : k.accumulations) accumulations.push_back({a.edge, a.combined});
     for (auto& p : k.params) params.push_back({to_string(p.kind), p.name, std::string(to_string(p.type))});
     for (auto& l : k.layouts)
       layouts.push_back({l.x, l.lead, l.data_dim, l.pitch_dim, l.rows, l.block[0], l.block[1], l.block[2]});
@@ -192,7 +194,8 @@ class DecisionWriter {
             {"dependent_launch", k.dependent_launch},
             {"early_trigger_blocks_per_sm", k.early_trigger_blocks_per_sm},
             {"split_index", k.split_index},
-            {"hoisted_bases", bases}};
+            {"hoisted_bases", bases},
+            {"accumulations", accumulations}};
   }
   /// A node's or an edge's stream and the events its stream waits for and records.
   template <typename T>
@@ -421,6 +424,9 @@ class DecisionReader {
       Json value = {{"value", t[1]}};
       k.hoisted_bases.push_back({t[0].get<std::string>(), expr(value, at, "value", nullptr)});
       if (!k.hoisted_bases.back().value) fail(at + "/1", "expected an expression (a string)");
+    });
+    tuples("accumulations", 2, [&](const Json& t, const std::string&) {
+      k.accumulations.push_back({t[0].get<int>(), t[1].get<bool>()});
     });
     return k;
   }

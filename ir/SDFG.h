@@ -270,6 +270,19 @@ struct KernelPlan {
     Expr value;
   };
   std::vector<HoistedBase> hoisted_bases;
+  /// Write-conflicted sums the kernel adds up in a register over the thread's rows (points along
+  /// `march`) and writes with one atomic after them, instead of one atomic per point: a tasklet
+  /// directly in the kernel's map adding (`DeviceAdd`) into one element whose index no layout's
+  /// marching parameter changes, of a container nothing in the kernel reads. DaCe's column and
+  /// total sums (corpus colsum_wcr_s) otherwise queue every warp's atomic on one address.
+  struct Accumulation {
+    int edge = -1;  ///< the tasklet's output edge (index in the state's edges)
+    /// CUDA, where the element is the same for every thread of the kernel (no map parameter in its
+    /// index): the threads of a warp that reach the atomic together add their sums first, and one
+    /// of them adds theirs (sdfc::gpu::atomic_add_combined).
+    bool combined = false;
+  };
+  std::vector<Accumulation> accumulations;
 };
 const char* to_string(KernelPlan::Param::Kind k);
 

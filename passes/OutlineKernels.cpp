@@ -39,6 +39,12 @@ constexpr int kFoldedPlanesPerThread = 8;
 /// measured optimum (the corpus's 3D kernels have at most 12 tasklets).
 constexpr int kMaxPlaneUnrolledNodes = 32;
 
+/// Points per thread along the marching axis of a kernel that sums write-conflicted values over
+/// them (KernelPlan::accumulations): each thread's atomic then stands for this many points.
+/// DaCe's column and total sums at 5495 x 3053 int32 on the H100 (bench/experiments/wcr_rows.cu,
+/// docs/benchmarks.md).
+constexpr int kAccumulatingRows = 16;
+
 /// Warps start at a multiple of this many points along x (`KernelPlan::Layout::lead`).
 constexpr int kWarpAlignment = 32;
 /// CUDA's largest block extent along z (and HIP's).
@@ -107,9 +113,25 @@ bool coarsen_rows(const Block& st, int entry, const std::vector<int>& nodes) {
   return true;
 }
 
+/// Whether sdfc::gpu::atomic_add_combined adds values of type `t` in a warp first (cooperative
+/// groups' reduce over 4- and 8-byte integers and floating point).
+bool combinable(DType t) {
+  switch (t) {
+    case DType::Int32:
+    case DType::Int64:
+    case DType::UInt32:
+    case DType::UInt64:
+    case DType::Float32:
+    case DType::Float64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 class Outliner {
  public:
-  explicit Outliner(bool dependent_launch) : dependent_launch_(dependent_launch) {}
+  Outliner(bool dependent_launch, bool cuda) : dependent_launch_(dependent_launch), cuda_(cuda) {}
 
   std::vector<Diagnostic> diags;
 
@@ -123,6 +145,7 @@ class Outliner {
 
  private:
   bool dependent_launch_;  ///< every kernel is launched as a programmatic dependent launch
+  bool cuda_;              ///< the target is CUDA (cooperative groups combine a warp's atomics)
 
   void error(const std::string& ptr, std::string message) {
     diags.push_back(Diagnostic{"", ptr, 0, 0, std::move(message)});
@@ -253,11 +276,78 @@ class Outliner {
     // aligned (GT4Py's 3D Laplacian on the H200: 0.76 -> 0.85 of the copy bandwidth with 8 planes;
     // docs/benchmarks.md).
     k.layouts = {KernelPlan::Layout{static_cast<int>(dims) - 1, lead(m.range[dims - 1]), -1}};
-    if (dims == 2 || dims == 3) {
-      plan_layouts(s, st, ix, id, nodes, k);
-      fit_blocks(m, file_block, k);
-    }
+    if (dims == 2 || dims == 3) plan_layouts(s, st, ix, id, nodes, k);
+    plan_accumulations(s, st, ix, id, nodes, k);
+    if (dims == 2 || dims == 3) fit_blocks(m, file_block, k);
     return k;
+  }
+
+  /// The write-conflicted sums the kernel adds up over each thread's rows
+  /// (KernelPlan::accumulations), with rows raised to kAccumulatingRows where there are any: the
+  /// output edges of tasklets directly in the map whose lower-wcr form is a device atomic add of
+  /// a real number into one element of a container the kernel writes only so and never reads,
+  /// at an index no layout's marching parameter appears in. Such a write happens in every layout
+  /// at the same point of the body, so the thread's sum is the sum of its points' values, and
+  /// the atomic after the rows adds what each point's would have added. Where the index holds no
+  /// map parameter at all, the warp's threads combine (CUDA).
+  void plan_accumulations(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
+                          KernelPlan& k) {
+    const MapInfo& m = st.node(id).map;
+    const int dims = static_cast<int>(m.params.size());
+    if (k.rows <= 1 || k.thread_block) return;
+    std::set<std::string> marching;  // the parameter each layout marches along
+    for (const KernelPlan::Layout& layout : k.layouts)
+      marching.insert(m.params[static_cast<std::size_t>(dims == 1 ? 0 : dim_on_axis(layout, k.march, dims))]);
+    const std::set<std::string> params(m.params.begin(), m.params.end());
+    const int exit = st.node(id).scope_exit;
+    // Containers read in the kernel (what an edge not from code carries to a node other than the
+    // map's exit), and written by anything but a sum.
+    std::set<std::string> read, other_writes;
+    for (int v : nodes) {
+      for (const DataEdge* e : ix.in[static_cast<std::size_t>(v)])
+        if (!e->memlet.data.empty() && v != exit && !is_code_node(st.node(e->src))) read.insert(e->memlet.data);
+      for (const DataEdge* e : ix.out[static_cast<std::size_t>(v)])
+        if (!e->memlet.data.empty() && is_code_node(st.node(v)) &&
+            !(e->wcr_lowering && e->wcr_lowering->form == WcrLowering::Form::DeviceAdd &&
+              e->wcr_lowering->op == WcrLowering::Op::Sum))
+          other_writes.insert(e->memlet.data);
+    }
+    for (int v : nodes) {
+      const Node& t = st.node(v);
+      if (t.kind != NodeKind::Tasklet || t.scope_entry != id) continue;
+      for (const DataEdge* e : ix.out[static_cast<std::size_t>(v)]) {
+        if (e->dst != exit || !e->src_conn || !e->memlet.subset || !e->wcr_lowering) continue;
+        const WcrLowering& w = *e->wcr_lowering;
+        if (w.form != WcrLowering::Form::DeviceAdd || w.op != WcrLowering::Op::Sum) continue;
+        const DataDesc* d = s.find_data(e->memlet.data);
+        if (!d || !(is_integer(d->dtype) || is_float(d->dtype)) || read.count(e->memlet.data) ||
+            other_writes.count(e->memlet.data))
+          continue;
+        auto conn = std::find_if(t.out_connectors.begin(), t.out_connectors.end(),
+                                 [&](const Connector& c) { return c.name == *e->src_conn; });
+        if (conn == t.out_connectors.end() || (conn->dtype && *conn->dtype != d->dtype)) continue;
+        std::set<std::string> names;
+        bool one_element = true;
+        for (const RangeDim& r : *e->memlet.subset) {
+          auto extent = as_constant(range_extent(r));
+          one_element = one_element && extent && *extent == 1;
+          free_symbols(r.start, names);
+        }
+        if (!one_element) continue;
+        bool varies = false, any_param = false;
+        for (const std::string& n : names) {
+          varies |= marching.count(n) > 0;
+          any_param |= params.count(n) > 0;
+        }
+        if (varies) continue;
+        int edge = static_cast<int>(e - st.edges.data());
+        k.accumulations.push_back({edge, cuda_ && !any_param && combinable(d->dtype)});
+      }
+    }
+    if (k.accumulations.empty()) return;
+    k.rows = std::max(k.rows, kAccumulatingRows);
+    for (KernelPlan::Layout& layout : k.layouts)
+      if (layout.rows > 0) layout.rows = std::max(layout.rows, kAccumulatingRows);
   }
 
   /// sdfc's threads per block for a map of `dims` dimensions. 2D: 64 x 4 measured best for a
@@ -542,7 +632,8 @@ class Outliner {
 void outline_kernels(SDFG& sdfg, const CompileOptions& options) {
   if (options.target == Target::CPU) return;  // legalize refused GPU schedules
   Outliner o(options.dependent_launch && options.target == Target::CUDA &&
-             has_grid_dependency_control(gpu_arch_or_default(options)));
+                 has_grid_dependency_control(gpu_arch_or_default(options)),
+             options.target == Target::CUDA);
   std::set<std::string> declared;
   for (auto& a : signature(sdfg).args)
     if (a.kind == Argument::Kind::Symbol) declared.insert(a.name);

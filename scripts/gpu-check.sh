@@ -34,7 +34,9 @@
 #              with the arguments in every order, the transient following them), the GT4Py corpus programs' GPU
 #              tests, bench/experiments/elementwise_1d.cu (points per thread of 1D kernels) and
 #              bench/experiments/complex_functions.cu (NumPy's complex functions in kernels against the host),
-#              bench/experiments/lap3d_fold.cu (the C-order Laplacian's kernel folded and unfolded, 4 sizes)
+#              bench/experiments/lap3d_fold.cu (the C-order Laplacian's kernel folded and unfolded, 4 sizes),
+#              bench/experiments/wcr_rows.cu (write-conflicted column and total sums: atomics per point, per
+#              thread's rows, per warp, per block)
 #   bench      the GPU benchmark (alone on the GPU; SDFC_GPU_BENCH_SECTIONS=2,6 runs only those sections)
 #
 # Each phase runs under its own time limit so that one device call (10 minutes) always returns its
@@ -115,6 +117,9 @@ phase_layouts() {
     >> "$logs/lap3d_fold.log" 2>&1
   say "C-order Laplacian folded and unfolded (bench/experiments/lap3d_fold.cu): rc=$?"
   grep -E "^[0-9]|^D2D|^\|" "$logs/lap3d_fold.log" | tee -a "$summary"
+  nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/wcr_rows.cu -o "$bin/wcr_rows" > "$logs/wcr_rows.log" 2>&1 &&
+    timeout 120 "$bin/wcr_rows" >> "$logs/wcr_rows.log" 2>&1
+  say "write-conflicted sums over rows (bench/experiments/wcr_rows.cu): rc=$?"; tail -16 "$logs/wcr_rows.log" | tee -a "$summary"
 }
 
 phase_tests() {

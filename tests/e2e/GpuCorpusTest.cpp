@@ -470,6 +470,45 @@ TEST(GpuKernels, BlockFittedToConstantExtents) {
       }
 }
 
+/// Write-conflicted sums added up over each thread's 16 rows (tests/codegen/cuda/gpu_wcr_sums.sdfg,
+/// KernelPlan::accumulations): colsum[j] per thread, total[0] and count[0] combined in each warp,
+/// rowsum[i] and seen[j] one atomic per point. N = 1001 leaves the last block's rows partly
+/// outside the map, M = 300 its last block's columns. The values are small integers, so every
+/// order of the additions gives the same float64 sums.
+TEST(GpuKernels, WriteConflictedSumsOverRows) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::int64_t n = 1001, m = 300;
+  std::vector<double> a(static_cast<std::size_t>(n * m)), colsum(static_cast<std::size_t>(m), 0.5),
+      rowsum(static_cast<std::size_t>(n), 0.0), total(1, 1.0), seen(static_cast<std::size_t>(m), 0.0);
+  std::vector<std::int64_t> count(1, 0);
+  for (std::size_t k = 0; k < a.size(); ++k) a[k] = static_cast<double>(static_cast<std::int64_t>(k * 7 % 23) - 11);
+  Program p = cuda_codegen_input("gpu_wcr_sums");
+  p.set_array("A", a.data(), a.size());
+  p.set_array("colsum", colsum.data(), colsum.size());
+  p.set_array("rowsum", rowsum.data(), rowsum.size());
+  p.set_array("total", total.data(), total.size());
+  p.set_array("count", count.data(), count.size());
+  p.set_array("seen", seen.data(), seen.size());
+  p.set_value("N", n);
+  p.set_value("M", m);
+  if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
+  double want_total = 1.0;
+  for (std::int64_t j = 0; j < m; ++j) {
+    double want = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) want += a[static_cast<std::size_t>(i * m + j)];
+    ASSERT_EQ(colsum[static_cast<std::size_t>(j)], 0.5 + want) << j;
+    ASSERT_EQ(seen[static_cast<std::size_t>(j)], want) << j;
+    want_total += want;
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    double want = 0.0;
+    for (std::int64_t j = 0; j < m; ++j) want += 2 * a[static_cast<std::size_t>(i * m + j)];
+    ASSERT_EQ(rowsum[static_cast<std::size_t>(i)], want) << i;
+  }
+  EXPECT_EQ(total[0], want_total);
+  EXPECT_EQ(count[0], n * m);
+}
+
 /// Dynamic map range inputs on the GPU (tests/codegen/cuda/map_dynamic_range.sdfg): a kernel over
 /// 0:cnt (a host scalar read before the launch) and, inside a kernel, a sequential map over
 /// 0:lens[j] (device memory); with 0 and 2 streams.

@@ -82,7 +82,9 @@ TEST(FuseMaps, APairThatContinuesPointByPointBecomesOneMap) {
   const Block& st = *sdfg->root.blocks[0];
   // the second map's tasklet is in the first map's scope and keeps its id in the file
   for (auto& n : st.nodes) {
-    if (n->kind == NodeKind::Access && n->data == "t") EXPECT_EQ(n->scope_entry, 0);
+    if (n->kind == NodeKind::Access && n->data == "t") {
+      EXPECT_EQ(n->scope_entry, 0);
+    }
     if (n->kind == NodeKind::Tasklet && n->label == "second") {
       EXPECT_EQ(n->scope_entry, 0);
       EXPECT_GT(n->file_id, 0);

@@ -67,6 +67,42 @@ std::unique_ptr<SDFG> with_strides(std::unique_ptr<SDFG> sdfg, const std::vector
   return sdfg;
 }
 
+/// A 2D GPU map over [i, j] whose tasklet adds A[i, j] into S[j] and T[0] with the resolution
+/// `wcr`; A's strides `strides` (symbols: a layout per dimension on x, chosen at the call).
+std::unique_ptr<SDFG> sums2d(const std::vector<std::string>& strides, const std::string& wcr) {
+  SDFGBuilder b("sums2d");
+  b.symbol("N");
+  b.array("A", DType::Float64, {"N", "N"}, false, StorageType::GPU_Global);
+  b.array("S", DType::Float64, {"N"}, false, StorageType::GPU_Global);
+  b.array("T", DType::Float64, {"1"}, false, StorageType::GPU_Global);
+  auto s = b.state("s");
+  auto [entry, exit] = s.map("m", {"i", "j"}, {"0:N", "0:N"}, ScheduleType::GPU_Device);
+  int a = s.access("A"), sums = s.access("S"), total = s.access("T");
+  int t = s.tasklet("t", {"x"}, {"c", "d"}, "c = x\nd = x", Language::Python, entry);
+  s.edge(a, "", entry, "IN_A", "A", "0:N, 0:N");
+  s.edge(entry, "OUT_A", t, "x", "A", "i, j");
+  s.edge(t, "c", exit, "IN_S", "S", "j", wcr);
+  s.edge(t, "d", exit, "IN_T", "T", "0", wcr);
+  s.edge(exit, "OUT_S", sums, "", "S", "0:N", wcr);
+  s.edge(exit, "OUT_T", total, "", "T", "0", wcr);
+  auto sdfg = b.build();
+  DataDesc* d = sdfg->find_data("A");
+  d->strides.clear();
+  for (auto& x : strides) {
+    d->strides.push_back(parse_expr(x));
+    if (!as_constant(d->strides.back())) sdfg->symbols.emplace_back(x, DType::Int64);
+  }
+  return sdfg;
+}
+
+/// The data each of `k`'s accumulations adds into, and whether it is combined in a warp.
+std::vector<std::pair<std::string, bool>> accumulated(const SDFG& sdfg, const KernelPlan& k) {
+  std::vector<std::pair<std::string, bool>> out;
+  for (auto& a : k.accumulations)
+    out.emplace_back(sdfg.root.blocks[0]->edges[static_cast<std::size_t>(a.edge)].memlet.data, a.combined);
+  return out;
+}
+
 }  // namespace
 
 TEST(OutlineKernels, DataWhoseUnitStrideIsKnownOnlyAtTheCallGetsALayoutPerDimensionOnX) {
@@ -216,4 +252,37 @@ TEST(OutlineKernels, OneDimensionalKernelsComputeTwoPointsABlockApart) {
   EXPECT_EQ(plan_of(*interior).layouts[0].lead, 1);
   auto big = map1d("0", 40);
   EXPECT_EQ(plan_of(*big).rows, 1);
+}
+
+// A sum accumulates over a thread's rows only where no layout marches along a parameter of its
+// index: with A's unit stride known (x = j, rows along i) S[j] and T[0] do, and the kernel marches
+// 16 rows; with strides known only at the call (a layout with i on x marches along j) only T[0];
+// CUDA combines T[0]'s in each warp, HIP does not; a max is no device add, and stays per point.
+TEST(OutlineKernels, WriteConflictedSumsAccumulateOverRowsNoLayoutMarchesThrough) {
+  using Sums = std::vector<std::pair<std::string, bool>>;
+  const std::string sum = "lambda a, b: a + b";
+  {
+    auto sdfg = sums2d({"N", "1"}, sum);
+    const KernelPlan& k = plan_of(*sdfg);
+    EXPECT_EQ(accumulated(*sdfg, k), (Sums{{"S", false}, {"T", true}}));
+    EXPECT_EQ(k.rows, 16);
+  }
+  {
+    auto sdfg = sums2d({"sA0", "sA1"}, sum);
+    const KernelPlan& k = plan_of(*sdfg);
+    ASSERT_EQ(k.layouts.size(), 2u);
+    EXPECT_EQ(accumulated(*sdfg, k), (Sums{{"T", true}}));
+  }
+  {
+    auto sdfg = sums2d({"N", "1"}, sum);
+    CompileOptions hip;
+    hip.target = Target::HIP;
+    EXPECT_EQ(accumulated(*sdfg, plan_of(*sdfg, hip)), (Sums{{"S", false}, {"T", false}}));
+  }
+  {
+    auto sdfg = sums2d({"N", "1"}, "lambda a, b: max(a, b)");
+    const KernelPlan& k = plan_of(*sdfg);
+    EXPECT_TRUE(k.accumulations.empty());
+    EXPECT_EQ(k.rows, 4);
+  }
 }

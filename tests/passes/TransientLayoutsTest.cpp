@@ -110,7 +110,9 @@ TEST(TransientLayouts, TheKernelsThenChooseTheirLayoutAtTheLaunch) {
   auto sdfg = two_maps({});
   laid_out(*sdfg);
   for (auto& n : sdfg->root.blocks[0]->nodes)
-    if (n->kind == NodeKind::MapEntry && n->kernel) EXPECT_EQ(n->kernel->layouts.size(), 2u) << n->label;
+    if (n->kind == NodeKind::MapEntry && n->kernel) {
+      EXPECT_EQ(n->kernel->layouts.size(), 2u) << n->label;
+    }
 }
 
 TEST(TransientLayouts, TransientsOutsideKernelsOrAcrossCallsOrBesideKnownLayoutsKeepTheFilesLayout) {
