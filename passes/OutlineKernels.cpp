@@ -40,9 +40,12 @@ constexpr int kFoldedPlanesPerThread = 8;
 constexpr int kMaxPlaneUnrolledNodes = 32;
 
 /// Points per thread along the marching axis of a kernel that sums write-conflicted values over
-/// them (KernelPlan::accumulations): each thread's atomic then stands for this many points.
-/// DaCe's column and total sums at 5495 x 3053 int32 on the H100 (bench/experiments/wcr_rows.cu,
-/// docs/benchmarks.md).
+/// them (KernelPlan::accumulations): each thread's atomic then stands for this many points. Not
+/// yet measured (no GPU was lent when it was chosen): bench/experiments/wcr_rows.cu times 4, 8,
+/// 16 and 32 rows on DaCe's column and total sums (corpus colsum_wcr_s at 5495 x 3053), by
+/// thread, warp and block. An estimate: if nvcc already combines a warp's atomics on one address,
+/// DaCe's 524 K on total[0] took 431 us on the H100 (0.8 ns each), and 16 rows' 33 K would take
+/// about 27 us, near the 22 us of reading the matrix once.
 constexpr int kAccumulatingRows = 16;
 
 /// Warps start at a multiple of this many points along x (`KernelPlan::Layout::lead`).
@@ -113,8 +116,9 @@ bool coarsen_rows(const Block& st, int entry, const std::vector<int>& nodes) {
   return true;
 }
 
-/// Whether sdfc::gpu::atomic_add_combined adds values of type `t` in a warp first (cooperative
-/// groups' reduce over 4- and 8-byte integers and floating point).
+/// Whether a sum of type `t` can add up over a thread's rows (KernelPlan::accumulations): the
+/// 4- and 8-byte integers and floating point that device atomic adds and cooperative groups'
+/// reduce (sdfc::gpu::atomic_add_combined) take.
 bool combinable(DType t) {
   switch (t) {
     case DType::Int32:
@@ -285,19 +289,23 @@ class Outliner {
   /// The write-conflicted sums the kernel adds up over each thread's rows
   /// (KernelPlan::accumulations), with rows raised to kAccumulatingRows where there are any: the
   /// output edges of tasklets directly in the map whose lower-wcr form is a device atomic add of
-  /// a real number into one element of a container the kernel writes only so and never reads,
-  /// at an index no layout's marching parameter appears in. Such a write happens in every layout
-  /// at the same point of the body, so the thread's sum is the sum of its points' values, and
-  /// the atomic after the rows adds what each point's would have added. Where the index holds no
-  /// map parameter at all, the warp's threads combine (CUDA).
+  /// a 4- or 8-byte integer or floating-point number (combinable) into one element of a container
+  /// the kernel writes only so and never reads, at an index no layout's marching parameter
+  /// appears in. Such a write happens in every layout at the same point of the body, so the
+  /// thread's sum is the sum of its points' values, and the atomic after the rows adds what each
+  /// point's would have added. Where the index holds no map parameter at all, the warp's threads
+  /// combine (CUDA).
   void plan_accumulations(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                           KernelPlan& k) {
     const MapInfo& m = st.node(id).map;
     const int dims = static_cast<int>(m.params.size());
     if (k.rows <= 1 || k.thread_block) return;
     std::set<std::string> marching;  // the parameter each layout marches along
-    for (const KernelPlan::Layout& layout : k.layouts)
-      marching.insert(m.params[static_cast<std::size_t>(dims == 1 ? 0 : dim_on_axis(layout, k.march, dims))]);
+    for (const KernelPlan::Layout& layout : k.layouts) {
+      int dim = dims == 1 ? 0 : dim_on_axis(layout, k.march, dims);
+      if (dim < 0) return;
+      marching.insert(m.params[static_cast<std::size_t>(dim)]);
+    }
     const std::set<std::string> params(m.params.begin(), m.params.end());
     const int exit = st.node(id).scope_exit;
     // Containers read in the kernel (what an edge not from code carries to a node other than the
@@ -320,9 +328,7 @@ class Outliner {
         const WcrLowering& w = *e->wcr_lowering;
         if (w.form != WcrLowering::Form::DeviceAdd || w.op != WcrLowering::Op::Sum) continue;
         const DataDesc* d = s.find_data(e->memlet.data);
-        if (!d || !(is_integer(d->dtype) || is_float(d->dtype)) || read.count(e->memlet.data) ||
-            other_writes.count(e->memlet.data))
-          continue;
+        if (!d || !combinable(d->dtype) || read.count(e->memlet.data) || other_writes.count(e->memlet.data)) continue;
         auto conn = std::find_if(t.out_connectors.begin(), t.out_connectors.end(),
                                  [&](const Connector& c) { return c.name == *e->src_conn; });
         if (conn == t.out_connectors.end() || (conn->dtype && *conn->dtype != d->dtype)) continue;
@@ -341,7 +347,7 @@ class Outliner {
         }
         if (varies) continue;
         int edge = static_cast<int>(e - st.edges.data());
-        k.accumulations.push_back({edge, cuda_ && !any_param && combinable(d->dtype)});
+        k.accumulations.push_back({edge, cuda_ && !any_param});
       }
     }
     if (k.accumulations.empty()) return;

@@ -100,9 +100,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(a, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  const double read_us = median_us_per_launch(s, 20, 7, [&] {
-    cudaMemcpyAsync(copy, a, h.size() * sizeof(int), cudaMemcpyDeviceToDevice, s);
-  });
+  const double read_us = median_us_per_launch(
+      s, 20, 7, [&] { cudaMemcpyAsync(copy, a, h.size() * sizeof(int), cudaMemcpyDeviceToDevice, s); });
   // a copy reads and writes; the sums only read A: the floor is half a copy's time
   std::printf("N %lld M %lld: read floor (half a D2D copy) %.1f us\n", static_cast<long long>(n),
               static_cast<long long>(m), read_us / 2);
@@ -123,7 +122,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(got.data(), col, m * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&got_total, tot, sizeof(int), cudaMemcpyDeviceToHost));
     bool ok = got_total == static_cast<int>(want_total);
-    for (int64_t j = 0; j < m; ++j) ok = ok && got[static_cast<size_t>(j)] == static_cast<int>(want_col[static_cast<size_t>(j)]);
+    for (int64_t j = 0; j < m; ++j)
+      ok = ok && got[static_cast<size_t>(j)] == static_cast<int>(want_col[static_cast<size_t>(j)]);
     failures += !ok;
     const double us = median_us_per_launch(s, 20, 7, once);
     std::printf("%-8s R=%-2d %9.1f us  %.2f of the floor  %s\n", name, rows, us, read_us / 2 / us, ok ? "ok" : "WRONG");
