@@ -16,6 +16,7 @@
 #include "ir/Signature.h"
 #include "ir/Walk.h"
 #include "lang/CodeWriter.h"
+#include "lang/PythonTasklet.h"
 
 namespace sdfc {
 namespace {
@@ -331,7 +332,10 @@ class Outliner {
         if (!d || !combinable(d->dtype) || read.count(e->memlet.data) || other_writes.count(e->memlet.data)) continue;
         auto conn = std::find_if(t.out_connectors.begin(), t.out_connectors.end(),
                                  [&](const Connector& c) { return c.name == *e->src_conn; });
-        if (conn == t.out_connectors.end() || (conn->dtype && *conn->dtype != d->dtype)) continue;
+        // bound by value: the tasklet's value is written after it (not through a pointer)
+        if (conn == t.out_connectors.end() || (conn->dtype && *conn->dtype != d->dtype) ||
+            output_binding(*conn, e->memlet, *e->memlet.subset) != ConnectorBinding::Value)
+          continue;
         std::set<std::string> names;
         bool one_element = true;
         for (const RangeDim& r : *e->memlet.subset) {
