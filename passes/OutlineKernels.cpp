@@ -311,39 +311,31 @@ class Outliner {
     const int exit = st.node(id).scope_exit;
     // Containers read in the kernel (what an edge not from code carries to a node other than the
     // map's exit), and written by anything but a sum.
+    auto device_sum = [](const DataEdge& e) {
+      return e.wcr_lowering && e.wcr_lowering->form == WcrLowering::Form::DeviceAdd &&
+             e.wcr_lowering->op == WcrLowering::Op::Sum;
+    };
     std::set<std::string> read, other_writes;
     for (int v : nodes) {
       for (const DataEdge* e : ix.in[static_cast<std::size_t>(v)])
         if (!e->memlet.data.empty() && v != exit && !is_code_node(st.node(e->src))) read.insert(e->memlet.data);
       for (const DataEdge* e : ix.out[static_cast<std::size_t>(v)])
-        if (!e->memlet.data.empty() && is_code_node(st.node(v)) &&
-            !(e->wcr_lowering && e->wcr_lowering->form == WcrLowering::Form::DeviceAdd &&
-              e->wcr_lowering->op == WcrLowering::Op::Sum))
-          other_writes.insert(e->memlet.data);
+        if (!e->memlet.data.empty() && is_code_node(st.node(v)) && !device_sum(*e)) other_writes.insert(e->memlet.data);
     }
     for (int v : nodes) {
       const Node& t = st.node(v);
       if (t.kind != NodeKind::Tasklet || t.scope_entry != id) continue;
       for (const DataEdge* e : ix.out[static_cast<std::size_t>(v)]) {
-        if (e->dst != exit || !e->src_conn || !e->memlet.subset || !e->wcr_lowering) continue;
-        const WcrLowering& w = *e->wcr_lowering;
-        if (w.form != WcrLowering::Form::DeviceAdd || w.op != WcrLowering::Op::Sum) continue;
+        if (e->dst != exit || !e->src_conn || !e->memlet.subset || !device_sum(*e)) continue;
         const DataDesc* d = s.find_data(e->memlet.data);
         if (!d || !combinable(d->dtype) || read.count(e->memlet.data) || other_writes.count(e->memlet.data)) continue;
-        auto conn = std::find_if(t.out_connectors.begin(), t.out_connectors.end(),
-                                 [&](const Connector& c) { return c.name == *e->src_conn; });
-        // bound by value: the tasklet's value is written after it (not through a pointer)
-        if (conn == t.out_connectors.end() || (conn->dtype && *conn->dtype != d->dtype) ||
+        // bound by value (one element, written after the tasklet, not through a pointer)
+        const Connector* conn = t.find_out(*e->src_conn);
+        if (!conn || (conn->dtype && *conn->dtype != d->dtype) ||
             output_binding(*conn, e->memlet, *e->memlet.subset) != ConnectorBinding::Value)
           continue;
         std::set<std::string> names;
-        bool one_element = true;
-        for (const RangeDim& r : *e->memlet.subset) {
-          auto extent = as_constant(range_extent(r));
-          one_element = one_element && extent && *extent == 1;
-          free_symbols(r.start, names);
-        }
-        if (!one_element) continue;
+        for (const RangeDim& r : *e->memlet.subset) free_symbols(r.start, names);
         bool varies = false, any_param = false;
         for (const std::string& n : names) {
           varies |= marching.count(n) > 0;
