@@ -99,7 +99,7 @@ SIZES = ("large", "small")
 
 def corpus_cases(corpus, only):
     """The case folders of the corpus (sorted), restricted to ``only`` when given."""
-    corpus = pathlib.Path(corpus)
+    corpus = pathlib.Path(corpus).resolve()  # the compile and run workers start in folders of their own
     found = sorted(p for p in corpus.iterdir() if p.is_dir() and (p / "inputs.json").is_file()
                    and ((p / "program.sdfg").is_file() or (p / "program_gpu.sdfg").is_file()))
     if only:
