@@ -385,6 +385,10 @@ void Emitter::emit_tasklet(Ctx& c, const Block& st, const std::string& ptr, int 
     auto acc = c.accumulators.find(wr.edge);
     if (acc != c.accumulators.end())  // the kernel adds it after the thread's rows (KernelPlan::accumulations)
       w.line(fmt::format("{} += {};", acc->second, wr.value));
+    else if (c.grouped_sums.count(wr.edge))  // per point, combined in the warp (KernelPlan::accumulations)
+      w.line(
+          fmt::format("sdfc::gpu::atomic_add_grouped(&{}, static_cast<{}>({}));  // with the warp's threads naming it",
+                      wr.target, ctype(wr.t), wr.value));
     else
       emit_write(wr.target, wr.value, wr.t, *wr.edge, wr.ptr, w);
   }

@@ -44,6 +44,8 @@ struct Ctx {
   int block_kernel = -1;  ///< the kernel's map entry when its GPU_ThreadBlock maps run as the block's threads
   /// The kernel's KernelPlan::accumulations: each write edge and the register its values add into.
   std::map<const DataEdge*, std::string> accumulators;
+  /// Its per-point KernelPlan::accumulations: written with sdfc::gpu::atomic_add_grouped.
+  std::set<const DataEdge*> grouped_sums;
   std::map<std::string, Access> access;
   std::set<std::string> declared_symbols;
   std::map<std::string, std::pair<const Block*, int>> scope_local;  ///< transient -> (state, map entry)

@@ -164,9 +164,13 @@ void GpuEmitter::emit_kernel_launch(Ctx& c, const Block& st, const std::string& 
   };
   std::vector<Sum> sums;
   for (const KernelPlan::Accumulation& a : plan.accumulations) {
-    SDFC_ASSERT(a.edge >= 0 && static_cast<std::size_t>(a.edge) < st.edges.size() && rows > 1,
+    SDFC_ASSERT(a.edge >= 0 && static_cast<std::size_t>(a.edge) < st.edges.size() && (rows > 1 || a.per_point),
                 "accumulation of an edge the state does not have, or without rows: " + np);
     const DataEdge& e = st.edges[static_cast<std::size_t>(a.edge)];
+    if (a.per_point) {  // at the tasklet, combined with the warp's threads naming the same element
+      kc.grouped_sums.insert(&e);
+      continue;
+    }
     std::string eptr = walk::edge_pointer(st, ptr, static_cast<std::size_t>(a.edge));
     Sum sum{fmt::format("__sdfc_sum{}", sums.size()),
             element(kc, e.memlet.data, starts(*e.memlet.subset), eptr),

@@ -348,19 +348,26 @@ class Dumper {
   }
 
   /// " sums over its rows (one atomic after them): e4 colsum[j] per thread; e5 total[0] combined
-  /// in each warp": KernelPlan::accumulations, or nothing.
+  /// in each warp", " sums per point combined in each warp by element: e7 t[i]":
+  /// KernelPlan::accumulations, or nothing.
   static std::string accumulations(const KernelPlan& k, const Block* st) {
-    if (k.accumulations.empty()) return "";
-    std::vector<std::string> each;
+    std::vector<std::string> each, per_point;
     for (auto& a : k.accumulations) {
       std::string what = fmt::format("e{}", a.edge);
       if (st && a.edge >= 0 && static_cast<std::size_t>(a.edge) < st->edges.size()) {
         const Memlet& m = st->edges[static_cast<std::size_t>(a.edge)].memlet;
         what += " " + m.data + (m.subset ? "[" + range_str(*m.subset) + "]" : "");
       }
-      each.push_back(what + (a.combined ? " combined in each warp" : " per thread"));
+      if (a.per_point)
+        per_point.push_back(what);
+      else
+        each.push_back(what + (a.combined ? " combined in each warp" : " per thread"));
     }
-    return fmt::format(" sums over its rows (one atomic after them): {}", fmt::join(each, "; "));
+    std::string out;
+    if (!each.empty()) out += fmt::format(" sums over its rows (one atomic after them): {}", fmt::join(each, "; "));
+    if (!per_point.empty())
+      out += fmt::format(" sums per point combined in each warp by element: {}", fmt::join(per_point, "; "));
+    return out;
   }
 
   void kernel(const KernelPlan& k, const std::vector<std::string>& params, const Block* st, int ind) {

@@ -180,7 +180,7 @@ class DecisionWriter {
     Json params = Json::array(), layouts = Json::array(), bases = Json::array();
     for (auto& b : k.hoisted_bases) bases.push_back({b.data, ex(b.value)});
     Json accumulations = Json::array();
-    for (auto& a : k.accumulations) accumulations.push_back({a.edge, a.combined});
+    for (auto& a : k.accumulations) accumulations.push_back({a.edge, a.combined, a.per_point});
     for (auto& p : k.params) params.push_back({to_string(p.kind), p.name, std::string(to_string(p.type))});
     for (auto& l : k.layouts)
       layouts.push_back({l.x, l.lead, l.data_dim, l.pitch_dim, l.rows, l.block[0], l.block[1], l.block[2]});
@@ -425,8 +425,8 @@ class DecisionReader {
       k.hoisted_bases.push_back({t[0].get<std::string>(), expr(value, at, "value", nullptr)});
       if (!k.hoisted_bases.back().value) fail(at + "/1", "expected an expression (a string)");
     });
-    tuples("accumulations", 2, [&](const Json& t, const std::string&) {
-      k.accumulations.push_back({t[0].get<int>(), t[1].get<bool>()});
+    tuples("accumulations", 3, [&](const Json& t, const std::string&) {
+      k.accumulations.push_back({t[0].get<int>(), t[1].get<bool>(), t[2].get<bool>()});
     });
     return k;
   }

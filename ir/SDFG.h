@@ -275,12 +275,17 @@ struct KernelPlan {
   /// directly in the kernel's map adding (`DeviceAdd`) into one element whose index no layout's
   /// marching parameter changes, of a container nothing in the kernel reads. DaCe's column and
   /// total sums (corpus colsum_wcr_s) otherwise queue every warp's atomic on one address.
+  /// `per_point`: a sum whose index the marching parameter changes, but no layout's x parameter
+  /// (DaCe's matrix-vector products written as maps, `t[i] += A[i, j] * x[j]` with j on x): one
+  /// atomic per point still, but the threads of a warp naming the same element add their values
+  /// first (CUDA; sdfc::gpu::atomic_add_grouped), where all 32 otherwise queue on one address.
   struct Accumulation {
     int edge = -1;  ///< the tasklet's output edge (index in the state's edges)
     /// CUDA, where the element is the same for every thread of the kernel (no map parameter in its
     /// index): the threads of a warp that reach the atomic together add their sums first, and one
-    /// of them adds theirs (sdfc::gpu::atomic_add_combined).
+    /// of them adds theirs (sdfc::gpu::atomic_add_combined). Always true with `per_point`.
     bool combined = false;
+    bool per_point = false;  ///< no register over the rows: each point's value, combined by element
   };
   std::vector<Accumulation> accumulations;
 };

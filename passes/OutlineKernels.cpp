@@ -41,13 +41,12 @@ constexpr int kFoldedPlanesPerThread = 8;
 constexpr int kMaxPlaneUnrolledNodes = 32;
 
 /// Points per thread along the marching axis of a kernel that sums write-conflicted values over
-/// them (KernelPlan::accumulations): each thread's atomic then stands for this many points. Not
-/// yet measured (no GPU was lent when it was chosen): bench/experiments/wcr_rows.cu times 4, 8,
-/// 16 and 32 rows on DaCe's column and total sums (corpus colsum_wcr_s at 5495 x 3053), by
-/// thread, warp and block. An estimate: if nvcc already combines a warp's atomics on one address,
-/// DaCe's 524 K on total[0] took 431 us on the H100 (0.8 ns each), and 16 rows' 33 K would take
-/// about 27 us, near the 22 us of reading the matrix once.
-constexpr int kAccumulatingRows = 16;
+/// them (KernelPlan::accumulations): each thread's atomic then stands for this many points.
+/// Measured on an H100 (bench/experiments/wcr_rows.cu, DaCe's column and total sums of corpus
+/// colsum_wcr_s at 5495 x 3053; read floor 24.8 us): one atomic per point 406.5 us; a thread's
+/// sums over 4 rows 117.2 us, 16 rows 50.1 us, 32 rows 42.7 us (0.58 of the floor); combining
+/// the total per warp changed nothing at any rows; per block (shared memory) 36.5 us at 8 rows.
+constexpr int kAccumulatingRows = 32;
 
 /// Warps start at a multiple of this many points along x (`KernelPlan::Layout::lead`).
 constexpr int kWarpAlignment = 32;
@@ -295,17 +294,26 @@ class Outliner {
   /// appears in. Such a write happens in every layout at the same point of the body, so the
   /// thread's sum is the sum of its points' values, and the atomic after the rows adds what each
   /// point's would have added. Where the index holds no map parameter at all, the warp's threads
-  /// combine (CUDA).
+  /// combine (CUDA). Where the marching parameter changes the index (or the kernel has no rows) but
+  /// no layout's x parameter does, the sum stays per point and the warp's threads naming the same
+  /// element combine (CUDA: `per_point`).
   void plan_accumulations(const SDFG& s, const Block& st, const ScopeIndex& ix, int id, const std::vector<int>& nodes,
                           KernelPlan& k) {
     const MapInfo& m = st.node(id).map;
     const int dims = static_cast<int>(m.params.size());
-    if (k.rows <= 1 || k.thread_block) return;
-    std::set<std::string> marching;  // the parameter each layout marches along
+    if (k.thread_block) return;
+    // The parameter each layout marches along (none: no rows to add up over) and each runs on x.
+    std::set<std::string> marching, on_x;
+    bool over_rows = k.rows > 1;
     for (const KernelPlan::Layout& layout : k.layouts) {
+      int x = dims == 1 ? 0 : dim_on_axis(layout, 0, dims);
       int dim = dims == 1 ? 0 : dim_on_axis(layout, k.march, dims);
-      if (dim < 0) return;
-      marching.insert(m.params[static_cast<std::size_t>(dim)]);
+      if (x < 0) return;
+      on_x.insert(m.params[static_cast<std::size_t>(x)]);
+      if (dim < 0)
+        over_rows = false;
+      else
+        marching.insert(m.params[static_cast<std::size_t>(dim)]);
     }
     const std::set<std::string> params(m.params.begin(), m.params.end());
     const int exit = st.node(id).scope_exit;
@@ -336,17 +344,22 @@ class Outliner {
           continue;
         std::set<std::string> names;
         for (const RangeDim& r : *e->memlet.subset) free_symbols(r.start, names);
-        bool varies = false, any_param = false;
+        bool varies = !over_rows, lanes_differ = false, any_param = false;
         for (const std::string& n : names) {
           varies |= marching.count(n) > 0;
+          lanes_differ |= on_x.count(n) > 0;
           any_param |= params.count(n) > 0;
         }
-        if (varies) continue;
         int edge = static_cast<int>(e - st.edges.data());
-        k.accumulations.push_back({edge, cuda_ && !any_param});
+        if (!varies)
+          k.accumulations.push_back({edge, cuda_ && !any_param, false});
+        else if (cuda_ && !lanes_differ)
+          k.accumulations.push_back({edge, true, true});
       }
     }
-    if (k.accumulations.empty()) return;
+    if (std::none_of(k.accumulations.begin(), k.accumulations.end(),
+                     [](const KernelPlan::Accumulation& a) { return !a.per_point; }))
+      return;
     k.rows = std::max(k.rows, kAccumulatingRows);
     for (KernelPlan::Layout& layout : k.layouts)
       if (layout.rows > 0) layout.rows = std::max(layout.rows, kAccumulatingRows);

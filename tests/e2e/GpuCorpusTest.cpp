@@ -470,10 +470,10 @@ TEST(GpuKernels, BlockFittedToConstantExtents) {
       }
 }
 
-/// Write-conflicted sums added up over each thread's 16 rows (tests/codegen/cuda/gpu_wcr_sums.sdfg,
+/// Write-conflicted sums added up over each thread's 32 rows (tests/codegen/cuda/gpu_wcr_sums.sdfg,
 /// KernelPlan::accumulations): colsum[j] per thread, total[0] and count[0] combined in each warp,
-/// rowsum[i] and seen[j] one atomic per point. N = 1001 leaves the last block's rows partly
-/// outside the map, M = 300 its last block's columns. The values are small integers, so every
+/// rowsum[i] one atomic per point combined in each warp by element, seen[j] one atomic per point. N = 1001 leaves the
+/// last block's rows partly outside the map, M = 300 its last block's columns. The values are small integers, so every
 /// order of the additions gives the same float64 sums.
 TEST(GpuKernels, WriteConflictedSumsOverRows) {
   if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";

@@ -75,16 +75,19 @@ std::unique_ptr<SDFG> sums2d(const std::vector<std::string>& strides, const std:
   b.array("A", DType::Float64, {"N", "N"}, false, StorageType::GPU_Global);
   b.array("S", DType::Float64, {"N"}, false, StorageType::GPU_Global);
   b.array("T", DType::Float64, {"1"}, false, StorageType::GPU_Global);
+  b.array("R", DType::Float64, {"N"}, false, StorageType::GPU_Global);
   auto s = b.state("s");
   auto [entry, exit] = s.map("m", {"i", "j"}, {"0:N", "0:N"}, ScheduleType::GPU_Device);
-  int a = s.access("A"), sums = s.access("S"), total = s.access("T");
-  int t = s.tasklet("t", {"x"}, {"c", "d"}, "c = x\nd = x", Language::Python, entry);
+  int a = s.access("A"), sums = s.access("S"), total = s.access("T"), rows = s.access("R");
+  int t = s.tasklet("t", {"x"}, {"c", "d", "e"}, "c = x\nd = x\ne = x", Language::Python, entry);
   s.edge(a, "", entry, "IN_A", "A", "0:N, 0:N");
   s.edge(entry, "OUT_A", t, "x", "A", "i, j");
   s.edge(t, "c", exit, "IN_S", "S", "j", wcr);
   s.edge(t, "d", exit, "IN_T", "T", "0", wcr);
+  s.edge(t, "e", exit, "IN_R", "R", "i", wcr);
   s.edge(exit, "OUT_S", sums, "", "S", "0:N", wcr);
   s.edge(exit, "OUT_T", total, "", "T", "0", wcr);
+  s.edge(exit, "OUT_R", rows, "", "R", "0:N", wcr);
   auto sdfg = b.build();
   DataDesc* d = sdfg->find_data("A");
   d->strides.clear();
@@ -95,11 +98,13 @@ std::unique_ptr<SDFG> sums2d(const std::vector<std::string>& strides, const std:
   return sdfg;
 }
 
-/// The data each of `k`'s accumulations adds into, and whether it is combined in a warp.
-std::vector<std::pair<std::string, bool>> accumulated(const SDFG& sdfg, const KernelPlan& k) {
-  std::vector<std::pair<std::string, bool>> out;
+/// The data each of `k`'s accumulations adds into, with " combined" where a warp's threads combine
+/// and " per point" where it does not add up over the rows.
+std::vector<std::string> accumulated(const SDFG& sdfg, const KernelPlan& k) {
+  std::vector<std::string> out;
   for (auto& a : k.accumulations)
-    out.emplace_back(sdfg.root.blocks[0]->edges[static_cast<std::size_t>(a.edge)].memlet.data, a.combined);
+    out.push_back(sdfg.root.blocks[0]->edges[static_cast<std::size_t>(a.edge)].memlet.data +
+                  (a.combined ? " combined" : "") + (a.per_point ? " per point" : ""));
   return out;
 }
 
@@ -256,28 +261,30 @@ TEST(OutlineKernels, OneDimensionalKernelsComputeTwoPointsABlockApart) {
 
 // A sum accumulates over a thread's rows only where no layout marches along a parameter of its
 // index: with A's unit stride known (x = j, rows along i) S[j] and T[0] do, and the kernel marches
-// 16 rows; with strides known only at the call (a layout with i on x marches along j) only T[0];
-// CUDA combines T[0]'s in each warp, HIP does not; a max is no device add, and stays per point.
+// 32 rows; R[i] changes along the rows but not along x: per point, a warp's threads combined by
+// element. With strides known only at the call (a layout with i on x marches along j) only T[0]
+// (R[i] and S[j] change along x in one layout or the other); CUDA combines T[0]'s in each warp,
+// HIP does not, and HIP has no per-point sums; a max is no device add, and stays per point.
 TEST(OutlineKernels, WriteConflictedSumsAccumulateOverRowsNoLayoutMarchesThrough) {
-  using Sums = std::vector<std::pair<std::string, bool>>;
+  using Sums = std::vector<std::string>;
   const std::string sum = "lambda a, b: a + b";
   {
     auto sdfg = sums2d({"N", "1"}, sum);
     const KernelPlan& k = plan_of(*sdfg);
-    EXPECT_EQ(accumulated(*sdfg, k), (Sums{{"S", false}, {"T", true}}));
-    EXPECT_EQ(k.rows, 16);
+    EXPECT_EQ(accumulated(*sdfg, k), (Sums{"S", "T combined", "R combined per point"}));
+    EXPECT_EQ(k.rows, 32);
   }
   {
     auto sdfg = sums2d({"sA0", "sA1"}, sum);
     const KernelPlan& k = plan_of(*sdfg);
     ASSERT_EQ(k.layouts.size(), 2u);
-    EXPECT_EQ(accumulated(*sdfg, k), (Sums{{"T", true}}));
+    EXPECT_EQ(accumulated(*sdfg, k), (Sums{"T combined"}));
   }
   {
     auto sdfg = sums2d({"N", "1"}, sum);
     CompileOptions hip;
     hip.target = Target::HIP;
-    EXPECT_EQ(accumulated(*sdfg, plan_of(*sdfg, hip)), (Sums{{"S", false}, {"T", false}}));
+    EXPECT_EQ(accumulated(*sdfg, plan_of(*sdfg, hip)), (Sums{"S", "T"}));
   }
   {
     auto sdfg = sums2d({"N", "1"}, "lambda a, b: max(a, b)");
