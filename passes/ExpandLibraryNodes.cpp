@@ -228,12 +228,18 @@ void Expander::reduce(const Site& x) {
   const DataDesc* in_desc = s.find_data(in.memlet.data);
   const DataDesc* out_desc = s.find_data(out.memlet.data);
   if (!in_desc || !out_desc) refuse(np, fmt::format("Reduce \"{}\" reads or writes unknown data", n.label));
-  // Its loops are sequential: outside any map they run on the host, which must own the data.
-  if (!x.in_map && options_.target != Target::CPU &&
-      (is_gpu_storage(in_desc->storage) || is_gpu_storage(out_desc->storage)))
-    refuse(np, fmt::format("Reduce \"{}\" outside any map on GPU data is not supported yet (sdfc expands it into "
-                           "sequential loops); put it in a map or expand it in DaCe first",
-                           n.label));
+  // Inside a map its loops are sequential, in the map's thread. Outside any map on GPU data (both
+  // operands: DaCe's frontend puts np.sum and np.max of GPU arrays there) it becomes two kernels:
+  // the identity into every output element, then one thread per input element applying the
+  // lambda to its output element as a write-conflict resolution (lower-wcr makes it an atomic,
+  // outline-kernels may add it up over rows or combine it in a warp).
+  const bool gpu_in = is_gpu_storage(in_desc->storage), gpu_out = is_gpu_storage(out_desc->storage);
+  const bool on_gpu = !x.in_map && options_.target != Target::CPU && (gpu_in || gpu_out);
+  if (on_gpu && gpu_in != gpu_out)
+    refuse(np, fmt::format("Reduce \"{}\" outside any map reads {} memory and writes {} memory; copy both "
+                           "operands to one side first",
+                           n.label, gpu_in ? "GPU" : "host", gpu_out ? "GPU" : "host"));
+  const ScheduleType schedule = on_gpu ? ScheduleType::GPU_Device : ScheduleType::Sequential;
   Range rin = in.memlet.subset ? *in.memlet.subset : full_range(*in_desc);
   Range rout = out.memlet.subset ? *out.memlet.subset : full_range(*out_desc);
   std::vector<Expr> ext_in, ext_out;
@@ -294,7 +300,7 @@ void Expander::reduce(const Site& x) {
       params.push_back("__o0");
       ranges.push_back("0:1");
     }
-    auto [entry, exit] = b.map("init", params, ranges, ScheduleType::Sequential);
+    auto [entry, exit] = b.map("init", params, ranges, schedule);
     int t = b.tasklet("identity", {}, {"__out"}, "__out = " + *identity, Language::Python, entry);
     int o = b.access("_out");
     b.edge(entry, "", t, "", "", "");
@@ -309,18 +315,20 @@ void Expander::reduce(const Site& x) {
       params.push_back(fmt::format("__i{}", k));
       ranges.push_back(range_text(ext_in, k));
     }
-    auto [entry, exit] = b.map("reduce", params, ranges, ScheduleType::Sequential);
+    auto [entry, exit] = b.map("reduce", params, ranges, schedule);
     const std::string& acc = lambda[0];
     const std::string& val = lambda[1];
-    int t = b.tasklet("combine", {acc, val}, {"__out"}, "__out = " + lambda[2], Language::Python, entry);
-    int src = b.access("_in"), prev = b.access("_out"), dst = b.access("_out");
     std::string o = join(out_index);
+    // On the GPU, threads in parallel: the lambda becomes the output's write-conflict resolution.
+    int t = on_gpu ? b.tasklet("combine", {val}, {"__out"}, "__out = " + val, Language::Python, entry)
+                   : b.tasklet("combine", {acc, val}, {"__out"}, "__out = " + lambda[2], Language::Python, entry);
+    int src = b.access("_in"), prev = on_gpu ? -1 : b.access("_out"), dst = b.access("_out");
     b.edge(src, "", entry, "IN__in", "_in", "");
-    b.edge(prev, "", entry, "IN__acc", "_out", "");
+    if (!on_gpu) b.edge(prev, "", entry, "IN__acc", "_out", "");
     b.edge(entry, "OUT__in", t, val, "_in", all("__i", ext_in.size()));
-    b.edge(entry, "OUT__acc", t, acc, "_out", o);
-    b.edge(t, "__out", exit, "IN__out", "_out", o);
-    b.edge(exit, "OUT__out", dst, "", "_out", "");
+    if (!on_gpu) b.edge(entry, "OUT__acc", t, acc, "_out", o);
+    b.edge(t, "__out", exit, "IN__out", "_out", o, on_gpu ? wcr_it->get<std::string>() : "");
+    b.edge(exit, "OUT__out", dst, "", "_out", "", on_gpu ? wcr_it->get<std::string>() : "");
   }
   if (identity) {
     InterstateEdge e;

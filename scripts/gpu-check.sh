@@ -29,7 +29,9 @@
 #              (one run, so that each program is compiled once), through fast_call as GT4Py calls and through
 #              __call__ (the py columns), with the roofline fractions; then the
 #              compile times of the corpus's GPU programs (bench/compile_time.py --target cuda --cold 1, with
-#              the nvcc one-kernel baseline). Needs .gpu-py; not in the default list. About 6 minutes
+#              the nvcc one-kernel baseline); then the same comparison on NPBench-like kernels through DaCe's
+#              frontend (bench/npbench_cases.py, made into .bench-sdfgs/npbench unless carried). Needs .gpu-py;
+#              not in the default list. About 9 minutes
 #   layouts    the kernel-layout GPU tests (GT4Py's Laplacian in every order and pitch, its neighbour reduction
 #              with the arguments in every order, the transient following them), the GT4Py corpus programs' GPU
 #              tests, bench/experiments/elementwise_1d.cu (points per thread of 1D kernels) and
@@ -234,6 +236,13 @@ phase_dace() {
   say "DaCe against sdfc on the GPU (bench/gpu_vs_dace.py --size large,small): rc=$?"
   sed -n '/^device-to-device\|^program /,$p' "$logs/gpu_vs_dace.log" | tail -90 | tee -a "$summary"
   grep -E "^  ran .*(FAILED|MISMATCH)" "$logs/gpu_vs_dace.log" | head -20 | tee -a "$summary"
+  # NPBench-like kernels through DaCe's frontend (made here when not carried in .bench-sdfgs/npbench)
+  (source .gpu-py/env.sh && { [[ -d .bench-sdfgs/npbench ]] || python3 bench/npbench_cases.py .bench-sdfgs/npbench; } &&
+    PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 300 \
+    python3 bench/gpu_vs_dace.py --corpus "$PWD/.bench-sdfgs/npbench" --size large,small --jobs 8 --timeout 60 \
+    --json "$logs/gpu_vs_dace_npbench.json") > "$logs/gpu_vs_dace_npbench.log" 2>&1
+  say "DaCe against sdfc on NPBench-like kernels (bench/npbench_cases.py): rc=$?"
+  sed -n '/^device-to-device\|^program /,$p' "$logs/gpu_vs_dace_npbench.log" | tail -40 | tee -a "$summary"
   (source .gpu-py/env.sh && PYTHONPATH=$PWD/python:$PYTHONPATH SDFC="$bin/sdfc" PYTHONUNBUFFERED=1 timeout 200 \
     python3 bench/compile_time.py --target cuda --corpus "$SDFC_CORPUS" --cold 1 --limit "${SDFC_DACE_COMPILE_LIMIT:-0}" \
     --json "$logs/compile_time_cuda.json") > "$logs/compile_time_cuda.log" 2>&1

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -531,6 +532,48 @@ TEST(GpuKernels, ReduceLibraryNodesInAMap) {
     SCOPED_TRACE(streams);
     Program p = cuda_codegen_input("reduce_in_map", streams);
     if (!check_reductions(p, call_on_gpu)) GTEST_SKIP() << "no GPU device";
+  }
+}
+
+/// Reduce library nodes outside any map on GPU data (tests/codegen/cuda/gpu_reduce.sdfg, made by
+/// DaCe's frontend: row sums, column maxima, an int64 total), each two kernels: the identity, then
+/// a thread per element applying the lambda as a write-conflict resolution. N = 1001 and M = 300
+/// leave partial blocks along both axes; the values are small integers, so every order of the
+/// additions gives the same float64 sums. With 0 and 2 streams.
+TEST(GpuKernels, ReduceLibraryNodesOutsideAnyMap) {
+  if (!have("nvcc", "SDFC_NVCC")) GTEST_SKIP() << "nvcc not found";
+  const std::int64_t n = 1001, m = 300;
+  for (int streams : {0, 2}) {
+    SCOPED_TRACE(streams);
+    std::vector<double> a(static_cast<std::size_t>(n * m)), rows(static_cast<std::size_t>(n), 7.0),
+        cols(static_cast<std::size_t>(m), 7.0);
+    std::vector<std::int64_t> ints(a.size()), total(1, 5);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      a[k] = static_cast<double>(static_cast<std::int64_t>(k * 7 % 23) - 30);  // every value negative
+      ints[k] = static_cast<std::int64_t>(k % 11) - 4;
+    }
+    Program p = cuda_codegen_input("gpu_reduce", streams);
+    p.set_array("A", a.data(), a.size());
+    p.set_array("I", ints.data(), ints.size());
+    p.set_array("rows", rows.data(), rows.size());
+    p.set_array("cols", cols.data(), cols.size());
+    p.set_array("total", total.data(), total.size());
+    p.set_value("N", n);
+    p.set_value("M", m);
+    if (!call_on_gpu(p)) GTEST_SKIP() << "no GPU device";
+    for (std::int64_t i = 0; i < n; ++i) {
+      double want = 0.0;
+      for (std::int64_t j = 0; j < m; ++j) want += a[static_cast<std::size_t>(i * m + j)];
+      ASSERT_EQ(rows[static_cast<std::size_t>(i)], want) << i;
+    }
+    for (std::int64_t j = 0; j < m; ++j) {
+      double want = a[static_cast<std::size_t>(j)];
+      for (std::int64_t i = 0; i < n; ++i) want = std::max(want, a[static_cast<std::size_t>(i * m + j)]);
+      ASSERT_EQ(cols[static_cast<std::size_t>(j)], want) << j;
+    }
+    std::int64_t want_total = 0;
+    for (std::int64_t v : ints) want_total += v;
+    EXPECT_EQ(total[0], want_total);
   }
 }
 
