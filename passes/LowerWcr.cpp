@@ -143,6 +143,15 @@ class WcrLowerer {
       // local memory is illegal: GT4Py's reductions with skip values trapped).
       std::string target = role == EdgeRole::TaskletOutput ? e.memlet.data : edge_subsets(s, st, e).dst_data;
       w->form = thread_private(s, st, target, p) ? WcrLowering::Form::Plain : form(*w, t, p);
+      const bool device_atomic = w->form == WcrLowering::Form::DeviceAdd || w->form == WcrLowering::Form::DeviceCas;
+      if (device_atomic && !is_complex(t) && !is_struct(t) && dtype_size(t) != 4 && dtype_size(t) != 8) {
+        error(ep + "/attributes/data/attributes/wcr",
+              fmt::format("write-conflict resolution \"{}\" on {} data in a GPU kernel: GPU atomics take 4- and "
+                          "8-byte types only; write into int32, int64, float32 or float64 data (numpy.any/all: "
+                          "sum an int32 copy, astype(numpy.int32), and compare it with 0)",
+                          *e.memlet.wcr, to_string(t)));
+        continue;
+      }
       if (role == EdgeRole::TaskletOutput && e.memlet.dynamic && value_bound(st, e)) {
         w->identity = identity(w->op, t);
         if (w->identity.empty()) {
