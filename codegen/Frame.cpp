@@ -209,8 +209,7 @@ void FramePrinter::prologue(CodeWriter& w) {
   if (options_.report_refusals) w.line("#define SDFC_REPORT_REFUSALS 1  // --dace-layout: refusals also go to stderr");
   w.line(fmt::format("#include \"{}\"", target_info(options_.target).runtime_header));
   if (gpu_ && !split_) w.line("#include \"sdfc/gpu_atomics.h\"");
-  if (gpu_ && !split_ &&
-      (device_code_uses("sdfc::gpu::atomic_add_combined") || device_code_uses("sdfc::gpu::atomic_add_grouped")))
+  if (gpu_ && !split_ && combines_atomics())
     w.line("#include \"sdfc/gpu_atomics_combined.h\"  // a warp's atomics combined (cooperative groups)");
   if (root_.libraries.count("cblas"))
     w.line("#include \"sdfc/blas.h\"  // CBLAS on host data (--blas vendor, DaCe's CBLAS tasklets)");
@@ -330,9 +329,13 @@ void FramePrinter::device_prologue(CodeWriter& w) {
   auto used = [&](std::string_view what) { return device_code_uses(what); };
   if (used("sdfc::rt::") || used("dace::")) w.line("#include \"sdfc/rt.h\"");
   if (used("sdfc::gpu::atomic")) w.line("#include \"sdfc/gpu_atomics.h\"");
-  if (used("sdfc::gpu::atomic_add_combined") || used("sdfc::gpu::atomic_add_grouped"))
+  if (combines_atomics())
     w.line("#include \"sdfc/gpu_atomics_combined.h\"  // a warp's atomics combined (cooperative groups)");
   w.line("");
+}
+
+bool FramePrinter::combines_atomics() const {
+  return device_code_uses("sdfc::gpu::atomic_add_combined") || device_code_uses("sdfc::gpu::atomic_add_grouped");
 }
 
 bool FramePrinter::device_code_uses(std::string_view what) const {

@@ -59,6 +59,8 @@ class FramePrinter {
 
   /// Whether a kernel or device function prints `what` (which runtime headers the device code needs).
   bool device_code_uses(std::string_view what) const;
+  /// Whether the device code combines a warp's atomics (sdfc/gpu_atomics_combined.h).
+  bool combines_atomics() const;
   void prologue(CodeWriter& w);
   void struct_definitions(CodeWriter& w) const;
   void device_prologue(CodeWriter& w);
